@@ -1,0 +1,48 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+let package = Package(
+    name: "forcestage",
+    products: [
+        .executable(name: "forcestage", targets: ["forcestage"]),
+        .library(name: "ForceStageCore", targets: ["ForceStageCore"]),
+        .library(name: "ForceStageHost", targets: ["ForceStageHost"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        // The embedded-clean core: no Foundation, no existentials, no allocation per scan.
+        .target(
+            name: "ForceStageCore",
+            swiftSettings: [.enableExperimentalFeature("ValueGenerics")]
+        ),
+        // libiio's C API, linked through pkg-config.
+        .systemLibrary(
+            name: "CIIO",
+            pkgConfig: "libiio",
+            providers: [.apt(["libiio-dev"])]
+        ),
+        // Host tooling: recordings, replay, scoring (Foundation allowed here).
+        .target(
+            name: "ForceStageHost",
+            dependencies: ["ForceStageCore"]
+        ),
+        .executableTarget(
+            name: "forcestage",
+            dependencies: [
+                "ForceStageCore",
+                "ForceStageHost",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(
+            name: "ForceStageCoreTests",
+            dependencies: ["ForceStageCore", "CIIO"]
+        ),
+        .testTarget(
+            name: "ForceStageHostTests",
+            dependencies: ["ForceStageCore", "ForceStageHost"]
+        ),
+    ]
+)

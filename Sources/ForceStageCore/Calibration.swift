@@ -1,0 +1,162 @@
+/// Why a calibration was refused.
+public enum CalibrationError: Error, Equatable, Sendable {
+    /// A curve needs at least two points.
+    case tooFewPoints(Int)
+    /// A curve has more points than ``ForceCurve/maximumPoints``.
+    case tooManyPoints(Int)
+    /// Raw values must strictly increase from point to point; `point` is the first offender (0-based).
+    case rawNotIncreasing(point: Int)
+    /// Newtons must be monotone along the curve; `point` is the first offender (0-based).
+    case newtonsNotMonotone(point: Int)
+    /// A value is not a finite number.
+    case notFinite
+    /// A linear calibration has a zero scale.
+    case zeroScale
+    /// More force channels than ``PanelCalibration/maximumForceChannels``.
+    case tooManyForceChannels(Int)
+    /// A force channel's slot is not in the scan layout.
+    case slotOutOfRange(Int)
+
+}
+
+/// A monotone piecewise-linear map from raw counts to newtons, for sensors
+/// such as FSRs that are not linear. Outside its range the curve holds its
+/// end values.
+public struct ForceCurve: Equatable, BitwiseCopyable, Sendable {
+    /// The most points a curve may have.
+    public static let maximumPoints = 32
+
+    @usableFromInline internal var _raw: InlineArray<32, Int64>
+    @usableFromInline internal var _newtons: InlineArray<32, Float>
+    /// The number of points.
+    public let count: Int
+
+    /// Creates a curve from `[raw, newtons]` points sorted by raw value.
+    public init<S: Sequence>(_ points: S) throws(CalibrationError) where S.Element == (raw: Int64, newtons: Float) {
+        var raw = InlineArray<32, Int64>(repeating: 0)
+        var newtons = InlineArray<32, Float>(repeating: 0)
+        var n = 0
+        var direction: Float = 0
+        for point in points {
+            guard n < ForceCurve.maximumPoints else { throw .tooManyPoints(n + 1) }
+            guard point.newtons.isFinite else { throw .notFinite }
+            if n > 0 {
+                guard point.raw > raw[n - 1] else { throw .rawNotIncreasing(point: n) }
+                let step = point.newtons - newtons[n - 1]
+                if step != 0 {
+                    if direction == 0 { direction = step > 0 ? 1 : -1 }
+                    else if (step > 0) != (direction > 0) { throw .newtonsNotMonotone(point: n) }
+                }
+            }
+            raw[n] = point.raw
+            newtons[n] = point.newtons
+            n += 1
+        }
+        guard n >= 2 else { throw .tooFewPoints(n) }
+        guard direction != 0 else { throw .newtonsNotMonotone(point: n - 1) }
+        _raw = raw
+        _newtons = newtons
+        count = n
+    }
+
+    public static func == (lhs: ForceCurve, rhs: ForceCurve) -> Bool {
+        guard lhs.count == rhs.count else { return false }
+        for i in 0..<lhs.count where lhs._raw[i] != rhs._raw[i] || lhs._newtons[i] != rhs._newtons[i] {
+            return false
+        }
+        return true
+    }
+
+    /// The point at `i`.
+    public subscript(i: Int) -> (raw: Int64, newtons: Float) {
+        precondition(i >= 0 && i < count, "ForceCurve point out of range")
+        return (_raw[i], _newtons[i])
+    }
+
+    /// Newtons for a raw value, by linear interpolation between the two
+    /// surrounding points. - Complexity: O(log n), n ≤ 32.
+    @inlinable
+    public func newtons(forRaw value: Int64) -> Float {
+        if value <= _raw[0] { return _newtons[0] }
+        if value >= _raw[count - 1] { return _newtons[count - 1] }
+        var low = 0
+        var high = count - 1
+        while high - low > 1 {
+            let mid = (low + high) >> 1
+            if _raw[mid] <= value { low = mid } else { high = mid }
+        }
+        let x0 = _raw[low]
+        let span = Float(_raw[high] - x0)
+        let t = Float(value - x0) / span
+        return _newtons[low] + t * (_newtons[high] - _newtons[low])
+    }
+}
+
+/// How one force channel's raw counts become newtons.
+public enum ChannelCalibration: Equatable, BitwiseCopyable, Sendable {
+    /// `(raw - zeroRaw) * newtonsPerCount`.
+    case linear(zeroRaw: Int64, newtonsPerCount: Float)
+    /// A monotone piecewise-linear curve.
+    case curve(ForceCurve)
+
+    /// Newtons for a raw value.
+    @inlinable
+    public func newtons(forRaw raw: Int64) -> Float {
+        switch self {
+        case .linear(let zero, let scale): return Float(raw &- zero) * scale
+        case .curve(let curve): return curve.newtons(forRaw: raw)
+        }
+    }
+
+    /// Checks that the numbers are usable.
+    public func validate() throws(CalibrationError) {
+        if case .linear(_, let scale) = self {
+            guard scale.isFinite else { throw .notFinite }
+            guard scale != 0 else { throw .zeroScale }
+        }
+    }
+}
+
+/// The panel's force: the sum over its force channels of each channel's
+/// calibrated newtons.
+public struct PanelCalibration: Equatable, Sendable {
+    /// The most force channels a panel may have.
+    public static let maximumForceChannels = 8
+
+    @usableFromInline internal var _slots: InlineArray<8, Int>
+    @usableFromInline internal var _channels: InlineArray<8, ChannelCalibration>
+    /// The number of force channels.
+    public let count: Int
+
+    /// Creates a panel calibration from (layout slot, calibration) pairs.
+    public init<S: Sequence>(_ channels: S, layout: ScanLayout) throws(CalibrationError)
+    where S.Element == (slot: Int, calibration: ChannelCalibration) {
+        var slots = InlineArray<8, Int>(repeating: 0)
+        var cals = InlineArray<8, ChannelCalibration>(repeating: .linear(zeroRaw: 0, newtonsPerCount: 1))
+        var n = 0
+        for channel in channels {
+            guard n < PanelCalibration.maximumForceChannels else { throw .tooManyForceChannels(n + 1) }
+            guard channel.slot >= 0 && channel.slot < layout.count else { throw .slotOutOfRange(channel.slot) }
+            try channel.calibration.validate()
+            slots[n] = channel.slot
+            cals[n] = channel.calibration
+            n += 1
+        }
+        _slots = slots
+        _channels = cals
+        count = n
+    }
+
+    public static func == (lhs: PanelCalibration, rhs: PanelCalibration) -> Bool {
+        guard lhs.count == rhs.count else { return false }
+        for i in 0..<lhs.count where lhs._slots[i] != rhs._slots[i] || lhs._channels[i] != rhs._channels[i] {
+            return false
+        }
+        return true
+    }
+
+    /// The layout slot of force channel `i`.
+    @inlinable public func slot(_ i: Int) -> Int { _slots[i] }
+    /// The calibration of force channel `i`.
+    @inlinable public func calibration(_ i: Int) -> ChannelCalibration { _channels[i] }
+}

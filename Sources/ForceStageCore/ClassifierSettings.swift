@@ -1,0 +1,198 @@
+/// How a transition is debounced, in QMK's vocabulary.
+public enum DebounceMode: UInt8, Equatable, BitwiseCopyable, Sendable {
+    /// Fire on the first scan past the level, then ignore the opposite
+    /// transition for the debounce time. No added latency.
+    case eager
+    /// Fire only once the level has been passed for the whole debounce time.
+    /// Adds the debounce time to the latency.
+    case deferred
+}
+
+/// A debounce mode and its time.
+public struct Debounce: Equatable, BitwiseCopyable, Sendable {
+    /// Eager or deferred.
+    public var mode: DebounceMode
+    /// The debounce time in milliseconds, converted to scans at the sample rate.
+    public var milliseconds: Float
+
+    /// Creates a debounce setting.
+    public init(_ mode: DebounceMode, milliseconds: Float) {
+        self.mode = mode
+        self.milliseconds = milliseconds
+    }
+}
+
+/// How the unloaded panel's baseline is followed.
+public struct BaselineSettings: Equatable, BitwiseCopyable, Sendable {
+    /// Whether the baseline is tracked at all (off: the calibration's zero is trusted).
+    public var enabled: Bool = true
+    /// Time constant for following the reading upwards (slow thermal drift), ms.
+    public var riseMilliseconds: Float = 4000
+    /// Time constant for following the reading downwards (post-press relaxation), ms.
+    public var fallMilliseconds: Float = 150
+    /// Smoothing of the reading before it feeds the baseline, ms.
+    public var smoothingMilliseconds: Float = 40
+    /// While idle, readings further than this fraction of the peek level above
+    /// the baseline count as a touch and freeze it.
+    public var touchFraction: Float = 0.3
+    /// After start, the baseline follows in both directions at the fall rate for this long, ms.
+    public var warmupMilliseconds: Float = 250
+
+    /// The defaults.
+    public init() {}
+}
+
+/// A named sensitivity, in newtons: a user setting, not a rebuild.
+public enum Sensitivity: UInt8, Equatable, BitwiseCopyable, Sendable, CaseIterable {
+    case light, medium, firm
+
+    /// The peek and pop levels of the preset, in newtons.
+    public var levels: (peek: Float, pop: Float) {
+        switch self {
+        case .light: return (0.6, 1.6)
+        case .medium: return (1.0, 2.5)
+        case .firm: return (1.6, 3.6)
+        }
+    }
+
+}
+
+/// The settings that are durations, for error reports.
+public enum TimeSetting: UInt8, Equatable, BitwiseCopyable, Sendable {
+    case pressDebounce, releaseDebounce, hold, stuck
+    case baselineRise, baselineFall, baselineSmoothing, baselineWarmup
+}
+
+/// Why classifier settings were refused.
+public enum SettingsError: Error, Equatable, Sendable {
+    case sampleRateNotPositive
+    case peekNotPositive
+    case popNotAbovePeek
+    case releaseFractionOutOfRange
+    case negativeTime(TimeSetting)
+    case touchFractionOutOfRange
+
+}
+
+/// What the classifier is asked to do, in newtons and milliseconds.
+public struct ClassifierSettings: Equatable, Sendable {
+    /// Force above baseline at which a press peeks.
+    public var peekNewtons: Float
+    /// Force above baseline at which a peek pops.
+    public var popNewtons: Float
+    /// Release when the force falls below `peekNewtons * releaseFraction`.
+    /// The gap is the hysteresis that rides out tremor while holding.
+    public var releaseFraction: Float = 0.6
+    /// Debounce of the press transitions (peek, pop).
+    public var pressDebounce = Debounce(.eager, milliseconds: 5)
+    /// Debounce of release.
+    public var releaseDebounce = Debounce(.deferred, milliseconds: 10)
+    /// A peek held this long without popping emits `hold`; 0 disables it.
+    public var holdMilliseconds: Float = 500
+    /// Median-of-three rejection of single-scan spikes (one scan of latency).
+    public var spikeRejection: Bool = true
+    /// Baseline tracking.
+    public var baseline = BaselineSettings()
+    /// Identical raw values on every force channel for this long report `stuck`; 0 disables.
+    public var stuckMilliseconds: Float = 2000
+    /// Scans on a rail before `saturated` is reported.
+    public var saturationScans: Int = 2
+
+    /// Creates settings with the given levels and the defaults for the rest.
+    public init(peekNewtons: Float, popNewtons: Float) {
+        self.peekNewtons = peekNewtons
+        self.popNewtons = popNewtons
+    }
+
+    /// Creates settings from a sensitivity preset.
+    public init(sensitivity: Sensitivity) {
+        let levels = sensitivity.levels
+        self.init(peekNewtons: levels.peek, popNewtons: levels.pop)
+    }
+
+    /// The release level in newtons.
+    public var releaseNewtons: Float { peekNewtons * releaseFraction }
+
+    /// Checks the settings; the error names the key at fault.
+    public func validate() throws(SettingsError) {
+        guard peekNewtons > 0, peekNewtons.isFinite else { throw .peekNotPositive }
+        guard popNewtons > peekNewtons, popNewtons.isFinite else { throw .popNotAbovePeek }
+        guard releaseFraction > 0, releaseFraction < 1 else { throw .releaseFractionOutOfRange }
+        guard pressDebounce.milliseconds >= 0 else { throw .negativeTime(.pressDebounce) }
+        guard releaseDebounce.milliseconds >= 0 else { throw .negativeTime(.releaseDebounce) }
+        guard holdMilliseconds >= 0 else { throw .negativeTime(.hold) }
+        guard stuckMilliseconds >= 0 else { throw .negativeTime(.stuck) }
+        guard baseline.riseMilliseconds >= 0 else { throw .negativeTime(.baselineRise) }
+        guard baseline.fallMilliseconds >= 0 else { throw .negativeTime(.baselineFall) }
+        guard baseline.smoothingMilliseconds >= 0 else { throw .negativeTime(.baselineSmoothing) }
+        guard baseline.warmupMilliseconds >= 0 else { throw .negativeTime(.baselineWarmup) }
+        guard baseline.touchFraction > 0, baseline.touchFraction < 1 else { throw .touchFractionOutOfRange }
+    }
+}
+
+/// Settings resolved to scans at one sample rate: what the per-scan path reads.
+public struct ClassifierParameters: Equatable, BitwiseCopyable, Sendable {
+    public var peek: Float
+    public var pop: Float
+    public var release: Float
+    /// Scans a press level must hold before firing (1 for eager).
+    public var pressScans: Int32
+    /// Scans the release level must hold before firing (1 for eager).
+    public var releaseScans: Int32
+    /// After an eager press, scans during which release is ignored.
+    public var pressLockScans: Int32
+    /// After an eager release, scans during which a new press is ignored.
+    public var releaseLockScans: Int32
+    /// Scans of peek before `hold`; 0 disables.
+    public var holdScans: Int64
+    public var spikeRejection: Bool
+    public var baselineEnabled: Bool
+    public var baselineRise: Float
+    public var baselineFall: Float
+    public var baselineSmoothing: Float
+    public var touchBand: Float
+    public var warmupScans: Int32
+    /// Scans of identical raw values before `stuck`; 0 disables.
+    public var stuckScans: Int32
+    public var saturationScans: Int32
+    /// Nominal nanoseconds between scans.
+    public var periodNs: Int64
+    public var sampleRateHz: Float
+
+    /// Resolves `settings` at `sampleRateHz`.
+    public init(_ settings: ClassifierSettings, sampleRateHz: Float) throws(SettingsError) {
+        guard sampleRateHz > 0, sampleRateHz.isFinite else { throw .sampleRateNotPositive }
+        try settings.validate()
+        func scans(_ ms: Float) -> Int32 {
+            let n = (ms * sampleRateHz / 1000).rounded(.up)
+            return n >= Float(Int32.max) ? Int32.max : Int32(n)
+        }
+        // Backward-Euler smoothing factor for a time constant: stable at any rate, no libm.
+        func alpha(_ ms: Float) -> Float { 1 / (1 + ms * sampleRateHz / 1000) }
+        peek = settings.peekNewtons
+        pop = settings.popNewtons
+        release = settings.releaseNewtons
+        let press = scans(settings.pressDebounce.milliseconds)
+        let rel = scans(settings.releaseDebounce.milliseconds)
+        pressScans = settings.pressDebounce.mode == .deferred ? max(1, press) : 1
+        pressLockScans = settings.pressDebounce.mode == .eager ? press : 0
+        releaseScans = settings.releaseDebounce.mode == .deferred ? max(1, rel) : 1
+        releaseLockScans = settings.releaseDebounce.mode == .eager ? rel : 0
+        holdScans = Int64(scans(settings.holdMilliseconds))
+        spikeRejection = settings.spikeRejection
+        baselineEnabled = settings.baseline.enabled
+        baselineRise = alpha(settings.baseline.riseMilliseconds)
+        baselineFall = alpha(settings.baseline.fallMilliseconds)
+        baselineSmoothing = alpha(settings.baseline.smoothingMilliseconds)
+        touchBand = settings.peekNewtons * settings.baseline.touchFraction
+        warmupScans = scans(settings.baseline.warmupMilliseconds)
+        stuckScans = scans(settings.stuckMilliseconds)
+        saturationScans = Int32(max(1, min(settings.saturationScans, Int(Int32.max))))
+        periodNs = Int64((1_000_000_000 / sampleRateHz).rounded())
+        self.sampleRateHz = sampleRateHz
+    }
+
+    /// Scans of delay the configuration adds before a press can be decided:
+    /// the spike filter's one scan plus the deferred debounce beyond the first scan.
+    public var pressDelayScans: Int32 { (spikeRejection ? 1 : 0) + pressScans - 1 }
+}

@@ -1,0 +1,122 @@
+// Human-readable text for the core's errors and values: host conveniences,
+// left out of Embedded builds so firmware carries no string tables.
+#if !hasFeature(Embedded)
+
+extension FormatError {
+    /// A one-line explanation with what to do about it.
+    public var message: String {
+        switch self {
+        case .malformed:
+            return "expected <le|be>:<s|u><realbits>/<storagebits>>><shift>, as in scan_elements/*_type (e.g. le:s16/16>>0)"
+        case .unsupportedStorageBits(let bits):
+            return "storage of \(bits) bits is not supported; the kernel uses 8, 16, 32 or 64"
+        case .realBitsOutOfRange(let bits):
+            return "realbits \(bits) must be between 1 and storagebits"
+        case .shiftOutOfRange(let shift):
+            return "shift \(shift) plus realbits exceeds storagebits"
+        case .repeatUnsupported:
+            return "repeated channels (X<n>) are not supported; enable one value per channel"
+        }
+    }
+}
+
+extension ChannelFormat {
+    /// The canonical text, as the kernel writes it (lower-case sign).
+    public var text: String {
+        (bigEndian ? "be:" : "le:") + (signed ? "s" : "u") + String(realBits) + "/" +
+            String(storageBits) + ">>" + String(shift)
+    }
+}
+
+extension LayoutError {
+    /// A one-line explanation with what to do about it.
+    public var message: String {
+        switch self {
+        case .empty: return "a scan needs at least one channel"
+        case .tooManyChannels(let n): return "\(n) channels exceed the \(ScanLayout.maximumChannels) a scan may hold"
+        case .duplicateIndex(let i): return "two channels have scan index \(i); each index must be unique"
+        case .indexOutOfRange(let i): return "scan index \(i) is out of range (0...\(ScanLayout.maximumIndex))"
+        }
+    }
+}
+
+extension CalibrationError {
+    /// A one-line explanation with what to do about it.
+    public var message: String {
+        switch self {
+        case .tooFewPoints(let n): return "a curve needs at least 2 [raw, newtons] points, got \(n)"
+        case .tooManyPoints(let n): return "a curve may have at most \(ForceCurve.maximumPoints) points, got \(n)"
+        case .rawNotIncreasing(let p): return "curve point \(p): raw values must strictly increase; sort the points by raw value"
+        case .newtonsNotMonotone(let p): return "curve point \(p): newtons must be monotone (all rising or all falling); re-measure or drop the point"
+        case .notFinite: return "calibration values must be finite numbers"
+        case .zeroScale: return "newtonsPerCount must not be zero"
+        case .tooManyForceChannels(let n): return "at most \(PanelCalibration.maximumForceChannels) force channels, got \(n)"
+        case .slotOutOfRange(let s): return "force channel slot \(s) is not in the scan layout"
+        }
+    }
+}
+
+extension SettingsError {
+    /// A one-line explanation with what to do about it.
+    public var message: String {
+        switch self {
+        case .sampleRateNotPositive: return "sampleRateHz must be a positive number of scans per second"
+        case .peekNotPositive: return "peekNewtons must be above zero"
+        case .popNotAbovePeek: return "popNewtons must be above peekNewtons"
+        case .releaseFractionOutOfRange: return "releaseFraction must be between 0 and 1 (release happens at peek x fraction)"
+        case .negativeTime(let key): return "\(key.name) must be zero or more milliseconds"
+        case .touchFractionOutOfRange: return "baseline touchFraction must be between 0 and 1"
+        }
+    }
+}
+
+extension Sensitivity {
+    /// The preset's name.
+    public var name: String {
+        switch self {
+        case .light: return "light"
+        case .medium: return "medium"
+        case .firm: return "firm"
+        }
+    }
+}
+
+extension EventKind {
+    /// The name used in event streams and recordings' labels.
+    public var name: String {
+        switch self {
+        case .peek: return "peek"
+        case .pop: return "pop"
+        case .release: return "release"
+        case .hold: return "hold"
+        case .saturated: return "saturated"
+        case .stuck: return "stuck"
+        case .lost: return "lost"
+        case .recovered: return "recovered"
+        }
+    }
+}
+
+extension TimeSetting {
+    /// The setting's key as profiles and recordings spell it.
+    public var name: String {
+        switch self {
+        case .pressDebounce: return "pressDebounce.milliseconds"
+        case .releaseDebounce: return "releaseDebounce.milliseconds"
+        case .hold: return "holdMilliseconds"
+        case .stuck: return "stuckMilliseconds"
+        case .baselineRise: return "baseline.riseMilliseconds"
+        case .baselineFall: return "baseline.fallMilliseconds"
+        case .baselineSmoothing: return "baseline.smoothingMilliseconds"
+        case .baselineWarmup: return "baseline.warmupMilliseconds"
+        }
+    }
+}
+
+extension ChannelFormat {
+    /// Parses the kernel's text form, e.g. `le:s16/16>>0`.
+    public init(parsing text: String) throws(FormatError) {
+        try self.init(parsing: Array(text.utf8))
+    }
+}
+#endif

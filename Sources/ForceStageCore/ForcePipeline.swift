@@ -1,0 +1,182 @@
+/// Counters a pipeline keeps; every loss is counted, none is silent.
+public struct PipelineCounters: Equatable, BitwiseCopyable, Sendable {
+    /// Scans processed.
+    public var scans: Int64 = 0
+    /// Scans the timestamps say were missed (gaps longer than 1.5 periods).
+    public var droppedScans: Int64 = 0
+    /// Gaps seen in the timestamps.
+    public var timestampGaps: Int64 = 0
+    /// Scans with a force channel on a rail.
+    public var saturatedScans: Int64 = 0
+
+    /// Zero counters.
+    public init() {}
+}
+
+/// Decode, calibrate, check health and classify: a scan's bytes in, events out.
+///
+/// Built once from a layout, a calibration and settings; afterwards
+/// ``process(scan:into:)`` runs with fixed memory and no allocation.
+public struct ForcePipeline: Sendable {
+    /// Where each channel sits in a scan.
+    public let layout: ScanLayout
+    /// How force channels become newtons.
+    public let calibration: PanelCalibration
+    /// The classifier.
+    public var classifier: Classifier { _classifier }
+    @usableFromInline internal var _classifier: Classifier
+    /// Counters.
+    public var counters: PipelineCounters { _counters }
+    @usableFromInline internal var _counters: PipelineCounters = PipelineCounters()
+    /// The index the next scan will get.
+    public var nextSample: Int64 { _nextSample }
+    @usableFromInline internal var _nextSample: Int64 = 0
+
+    @usableFromInline internal let _timestampSlot: Int
+    @usableFromInline internal var _lastTimestamp: Int64 = 0
+    @usableFromInline internal var _lastRaw = InlineArray<8, Int64>(repeating: 0)
+    @usableFromInline internal var _stuckRun: Int32 = 0
+    @usableFromInline internal var _saturatedRun: Int32 = 0
+    @usableFromInline internal var _stuck = false
+    @usableFromInline internal var _saturated = false
+    @usableFromInline internal var _lost = false
+    @usableFromInline internal var _lastForce: Float = 0
+
+    /// Creates a pipeline.
+    ///
+    /// - Parameters:
+    ///   - layout: the scan layout of the enabled channels.
+    ///   - calibration: the force channels and their calibration.
+    ///   - parameters: classifier parameters resolved at the sample rate.
+    ///   - timestampSlot: the layout slot of the timestamp channel, if any.
+    public init(layout: ScanLayout, calibration: PanelCalibration, parameters: ClassifierParameters,
+                timestampSlot: Int?) {
+        self.layout = layout
+        self.calibration = calibration
+        self._classifier = Classifier(parameters: parameters)
+        self._timestampSlot = timestampSlot ?? -1
+    }
+
+    /// Replaces the classifier parameters (profile reload), keeping state.
+    public mutating func reconfigure(_ parameters: ClassifierParameters) {
+        _classifier.reconfigure(parameters)
+    }
+
+    /// The panel's force in newtons for one scan (sum of calibrated force channels).
+    @inlinable
+    public func force(scan: UnsafeRawPointer) -> Float {
+        var total: Float = 0
+        for i in 0..<calibration.count {
+            let channel = layout[calibration.slot(i)]
+            total += calibration.calibration(i).newtons(forRaw: channel.format.decode(scan + channel.offset))
+        }
+        return total
+    }
+
+    /// The timestamp of one scan, or one synthesised from the sample rate.
+    @inlinable
+    public func timestamp(scan: UnsafeRawPointer, sample: Int64) -> Int64 {
+        if _timestampSlot >= 0 {
+            let channel = layout[_timestampSlot]
+            return channel.format.decode(scan + channel.offset)
+        }
+        return sample &* _classifier.parameters.periodNs
+    }
+
+    /// Processes one scan of `layout.scanSize` bytes.
+    /// - Complexity: O(force channels), no allocation.
+    @inlinable
+    public mutating func process(scan: UnsafeRawPointer, into events: inout EventRing) {
+        let sample = nextSample
+        _nextSample &+= 1
+        _counters.scans &+= 1
+        let p = _classifier.parameters
+
+        let ts = timestamp(scan: scan, sample: sample)
+        if _timestampSlot >= 0 && sample > 0 {
+            let gap = ts &- _lastTimestamp
+            if gap > p.periodNs &+ p.periodNs / 2 {
+                _counters.timestampGaps &+= 1
+                _counters.droppedScans &+= (gap &+ p.periodNs / 2) / p.periodNs &- 1
+            }
+        }
+        _lastTimestamp = ts
+
+        var total: Float = 0
+        var same = sample > 0
+        var railed = false
+        for i in 0..<calibration.count {
+            let channel = layout[calibration.slot(i)]
+            let raw = channel.format.decode(scan + channel.offset)
+            if raw != _lastRaw[i] { same = false }
+            _lastRaw[i] = raw
+            if raw <= channel.format.minimumRaw || raw >= channel.format.maximumRaw { railed = true }
+            total += calibration.calibration(i).newtons(forRaw: raw)
+        }
+        _lastForce = total
+        _checkHealth(same: same, railed: railed, sample: sample, timestampNs: ts, into: &events)
+        _classifier.step(force: total, sample: sample, timestampNs: ts, into: &events)
+    }
+
+    @inlinable
+    internal mutating func _checkHealth(same: Bool, railed: Bool, sample: Int64, timestampNs: Int64,
+                                        into events: inout EventRing) {
+        let p = _classifier.parameters
+        if railed {
+            _counters.saturatedScans &+= 1
+            _saturatedRun &+= 1
+            if _saturatedRun == p.saturationScans && !_saturated {
+                _saturated = true
+                events.pushLast(ForceEvent(kind: .saturated, sample: sample, timestampNs: timestampNs, forceNewtons: _lastForce))
+            }
+        } else {
+            _saturatedRun = 0
+        }
+        _stuckRun = same ? _stuckRun &+ 1 : 0
+        if p.stuckScans > 0 && _stuckRun == p.stuckScans && !_stuck {
+            _stuck = true
+            events.pushLast(ForceEvent(kind: .stuck, sample: sample, timestampNs: timestampNs, forceNewtons: _lastForce))
+            _classifier.sensorFault(sample: sample, timestampNs: timestampNs, into: &events)
+        }
+        let stuckCleared = _stuck && !same
+        let saturationCleared = _saturated && !railed
+        if stuckCleared || saturationCleared || _lost {
+            if stuckCleared { _stuck = false }
+            if saturationCleared { _saturated = false }
+            _lost = false
+            if !_stuck && !_saturated {
+                events.pushLast(ForceEvent(kind: .recovered, sample: sample, timestampNs: timestampNs, forceNewtons: _lastForce))
+            }
+            if !_stuck && _classifier.suspended { _classifier.sensorRecovered() }
+        }
+    }
+
+    /// Processes every whole scan in `bytes`; returns how many bytes were consumed
+    /// (a trailing partial scan is left for the caller).
+    @inlinable
+    @discardableResult
+    public mutating func process(scans bytes: UnsafeRawBufferPointer, into events: inout EventRing) -> Int {
+        guard let base = bytes.baseAddress else { return 0 }
+        let size = layout.scanSize
+        var offset = 0
+        while offset + size <= bytes.count {
+            process(scan: base + offset, into: &events)
+            offset += size
+        }
+        return offset
+    }
+
+    /// The sensor could not be read: reports `lost`, releases a press in
+    /// progress, and suspends classification until scans arrive again.
+    public mutating func sensorLost(timestampNs: Int64, into events: inout EventRing) {
+        guard !_lost else { return }
+        _lost = true
+        events.pushLast(ForceEvent(kind: .lost, sample: nextSample, timestampNs: timestampNs, forceNewtons: _lastForce))
+        _classifier.sensorFault(sample: nextSample, timestampNs: timestampNs, into: &events)
+    }
+
+    /// Ends the stream: emits `release` for a press in progress.
+    public mutating func finish(timestampNs: Int64, into events: inout EventRing) {
+        _classifier.finish(sample: nextSample, timestampNs: timestampNs, into: &events)
+    }
+}

@@ -1,0 +1,202 @@
+import Foundation
+import ForceStageCore
+
+/// The role of a channel in a recording.
+public enum ChannelRole: String, Sendable, CaseIterable {
+    /// Summed into the panel's force.
+    case force
+    /// Nanosecond timestamps.
+    case timestamp
+    /// Carried, ignored.
+    case other
+}
+
+/// One channel of a `forcestage-recording/1` recording.
+public struct RecordingChannel: Equatable, Sendable {
+    public var id: String
+    public var index: Int
+    public var format: ChannelFormat
+    public var scale: Double?
+    public var offset: Double?
+    public var role: ChannelRole
+
+    public init(id: String, index: Int, format: ChannelFormat, scale: Double? = nil, offset: Double? = nil, role: ChannelRole) {
+        self.id = id
+        self.index = index
+        self.format = format
+        self.scale = scale
+        self.offset = offset
+        self.role = role
+    }
+}
+
+/// How one force channel's raw counts map to newtons, with the numbers kept
+/// exactly as written (the core works in Float; files keep Double).
+public enum ForceMapping: Equatable, Sendable {
+    /// `(raw - zeroRaw) * newtonsPerCount`.
+    case linear(zeroRaw: Double, newtonsPerCount: Double)
+    /// A monotone piecewise-linear curve of `[raw, newtons]` points.
+    case curve([CurvePoint])
+
+    /// The core's form of the mapping.
+    public func core() throws(CalibrationError) -> ChannelCalibration {
+        switch self {
+        case .linear(let zero, let scale):
+            guard zero.isFinite, scale.isFinite else { throw .notFinite }
+            let c = ChannelCalibration.linear(zeroRaw: Int64(zero.rounded()), newtonsPerCount: Float(scale))
+            try c.validate()
+            return c
+        case .curve(let points):
+            for p in points where !p.raw.isFinite || !p.newtons.isFinite { throw .notFinite }
+            return .curve(try ForceCurve(points.map { (raw: Int64($0.raw.rounded()), newtons: Float($0.newtons)) }))
+        }
+    }
+}
+
+/// One `[raw, newtons]` point of a curve.
+public struct CurvePoint: Equatable, Sendable {
+    public var raw: Double
+    public var newtons: Double
+
+    public init(raw: Double, newtons: Double) {
+        self.raw = raw
+        self.newtons = newtons
+    }
+}
+
+/// The calibration of one force channel, by channel id.
+public struct ForceChannelCalibration: Equatable, Sendable {
+    public var channel: String
+    public var mapping: ForceMapping
+
+    public init(channel: String, mapping: ForceMapping) {
+        self.channel = channel
+        self.mapping = mapping
+    }
+}
+
+/// The panel's calibration at recording time.
+public struct RecordingCalibration: Equatable, Sendable {
+    public var force: [ForceChannelCalibration]
+    public var peekNewtons: Double
+    public var popNewtons: Double
+
+    public init(force: [ForceChannelCalibration], peekNewtons: Double, popNewtons: Double) {
+        self.force = force
+        self.peekNewtons = peekNewtons
+        self.popNewtons = popNewtons
+    }
+}
+
+/// A ground-truth label.
+public struct Label: Equatable, Sendable {
+    /// `peek`, `pop` or `release`.
+    public var event: EventKind
+    /// Scan index where the noise-free force crossed the level.
+    public var sample: Int
+    /// For `release`: where the force last fell below the peek level.
+    public var windowStart: Int?
+
+    public init(event: EventKind, sample: Int, windowStart: Int? = nil) {
+        self.event = event
+        self.sample = sample
+        self.windowStart = windowStart
+    }
+}
+
+/// The `STEM.json` half of a recording.
+public struct RecordingMetadata: Equatable, Sendable {
+    public static let formatName = "forcestage-recording/1"
+
+    public var deviceName: String
+    public var deviceLabel: String?
+    public var sampleRateHz: Double
+    public var timestampClock: String?
+    public var channels: [RecordingChannel]
+    public var calibration: RecordingCalibration?
+    public var labels: [Label]
+
+    public init(deviceName: String, deviceLabel: String? = nil, sampleRateHz: Double, timestampClock: String? = nil,
+                channels: [RecordingChannel], calibration: RecordingCalibration? = nil, labels: [Label] = []) {
+        self.deviceName = deviceName
+        self.deviceLabel = deviceLabel
+        self.sampleRateHz = sampleRateHz
+        self.timestampClock = timestampClock
+        self.channels = channels
+        self.calibration = calibration
+        self.labels = labels
+    }
+
+    /// The scan layout of the channels.
+    public func layout() throws(LayoutError) -> ScanLayout {
+        try ScanLayout(channels.map { (index: $0.index, format: $0.format) })
+    }
+
+    /// The channels with role `force`, in the order given.
+    public var forceChannels: [RecordingChannel] { channels.filter { $0.role == .force } }
+    /// The timestamp channel, if any.
+    public var timestampChannel: RecordingChannel? { channels.first { $0.role == .timestamp } }
+}
+
+/// A recording: metadata plus the raw scans, byte for byte as the kernel gave them.
+public struct Recording: Sendable {
+    public var metadata: RecordingMetadata
+    /// The raw scans.
+    public var scans: [UInt8]
+    /// The scan layout.
+    public let layout: ScanLayout
+
+    /// The number of whole scans.
+    public var scanCount: Int { scans.count / layout.scanSize }
+
+    public init(metadata: RecordingMetadata, scans: [UInt8]) throws(LayoutError) {
+        self.metadata = metadata
+        self.scans = scans
+        self.layout = try metadata.layout()
+    }
+
+    /// The `.iio` file beside a `.json` (same stem).
+    public static func dataURL(forMetadata url: URL) -> URL {
+        url.deletingPathExtension().appendingPathExtension("iio")
+    }
+
+    /// Reads `STEM.json` and `STEM.iio`.
+    ///
+    /// - Throws: ``InputError`` naming the file, the key and what to do.
+    public static func load(_ jsonURL: URL) throws(InputError) -> Recording {
+        let metadata = try RecordingMetadata.load(jsonURL)
+        let dataURL = dataURL(forMetadata: jsonURL)
+        let bytes: [UInt8]
+        do {
+            bytes = [UInt8](try Data(contentsOf: dataURL))
+        } catch {
+            throw InputError(file: dataURL.path, problem: "cannot read the raw scans (\(error.localizedDescription))",
+                             hint: "a recording is STEM.json plus STEM.iio side by side; record one with `forcestage record` or `iio_readdev`")
+        }
+        let layout: ScanLayout
+        do { layout = try metadata.layout() } catch {
+            throw InputError(file: jsonURL.path, key: "channels", problem: error.message, hint: "fix the channel list to match the device's scan_elements")
+        }
+        if bytes.count % layout.scanSize != 0 {
+            let whole = bytes.count / layout.scanSize
+            throw InputError(
+                file: dataURL.path,
+                problem: "truncated: \(bytes.count) bytes is not a whole number of \(layout.scanSize)-byte scans (the last scan has \(bytes.count % layout.scanSize) bytes)",
+                hint: "the channels in \(jsonURL.lastPathComponent) must match the data; if they do, cut the file to \(whole * layout.scanSize) bytes (\(whole) scans)")
+        }
+        let scans = bytes.count / layout.scanSize
+        for (i, label) in metadata.labels.enumerated() where label.sample >= scans {
+            throw InputError(file: jsonURL.path, key: "labels[\(i)].sample",
+                             problem: "scan \(label.sample) is beyond the recording's \(scans) scans",
+                             hint: "labels index scans from 0; fix or remove the label")
+        }
+        return try! Recording(metadata: metadata, scans: bytes)
+    }
+
+    /// Writes `STEM.json` and `STEM.iio` atomically (each written to a
+    /// temporary file, synced and renamed into place).
+    public func write(to jsonURL: URL) throws {
+        try AtomicFile.write(Data(scans), to: Recording.dataURL(forMetadata: jsonURL))
+        try AtomicFile.write(Data((metadata.json().rendered(indent: 2) + "\n").utf8), to: jsonURL)
+    }
+}

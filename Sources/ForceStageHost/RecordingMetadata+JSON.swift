@@ -1,0 +1,274 @@
+import Foundation
+import ForceStageCore
+
+/// Typed access to parsed JSON that reports the file and key path on error.
+struct JSONFields {
+    let file: String
+    let path: String
+    let value: [String: Any]
+
+    func fail(_ key: String, _ problem: String, _ hint: String) -> InputError {
+        InputError(file: file, key: path.isEmpty ? key : "\(path).\(key)", problem: problem, hint: hint)
+    }
+
+    func has(_ key: String) -> Bool { value[key] != nil && !(value[key] is NSNull) }
+
+    func string(_ key: String, required: Bool = true) throws(InputError) -> String? {
+        guard let raw = value[key], !(raw is NSNull) else {
+            if required { throw fail(key, "missing", "add the key; see the forcestage-recording/1 spec") }
+            return nil
+        }
+        guard let s = raw as? String else { throw fail(key, "must be a string", "quote the value") }
+        return s
+    }
+
+    func number(_ key: String, required: Bool = true) throws(InputError) -> Double? {
+        guard let raw = value[key], !(raw is NSNull) else {
+            if required { throw fail(key, "missing", "add the key; see the forcestage-recording/1 spec") }
+            return nil
+        }
+        guard let n = JSONFields.double(raw) else { throw fail(key, "must be a number", "write a plain number") }
+        return n
+    }
+
+    func integer(_ key: String, required: Bool = true) throws(InputError) -> Int64? {
+        guard let raw = value[key], !(raw is NSNull) else {
+            if required { throw fail(key, "missing", "add the key; see the forcestage-recording/1 spec") }
+            return nil
+        }
+        guard let n = JSONFields.integer(raw) else { throw fail(key, "must be a whole number", "write an integer") }
+        return n
+    }
+
+    func array(_ key: String, required: Bool = true) throws(InputError) -> [Any]? {
+        guard let raw = value[key], !(raw is NSNull) else {
+            if required { throw fail(key, "missing", "add the key; see the forcestage-recording/1 spec") }
+            return nil
+        }
+        guard let a = raw as? [Any] else { throw fail(key, "must be an array", "write [ ... ]") }
+        return a
+    }
+
+    func object(_ key: String, required: Bool = true) throws(InputError) -> JSONFields? {
+        guard let raw = value[key], !(raw is NSNull) else {
+            if required { throw fail(key, "missing", "add the key; see the forcestage-recording/1 spec") }
+            return nil
+        }
+        guard let o = raw as? [String: Any] else { throw fail(key, "must be an object", "write { ... }") }
+        return JSONFields(file: file, path: path.isEmpty ? key : "\(path).\(key)", value: o)
+    }
+
+    func element(_ array: [Any], _ i: Int, of key: String) throws(InputError) -> JSONFields {
+        guard let o = array[i] as? [String: Any] else { throw fail("\(key)[\(i)]", "must be an object", "write { ... }") }
+        return JSONFields(file: file, path: path.isEmpty ? "\(key)[\(i)]" : "\(path).\(key)[\(i)]", value: o)
+    }
+
+    /// JSON `true`/`false` arrive as NSNumber too; tell them apart by their concrete class.
+    static func isBoolean(_ n: NSNumber) -> Bool {
+        String(describing: type(of: n)).contains("Boolean")
+    }
+
+    static func double(_ raw: Any) -> Double? {
+        guard let n = raw as? NSNumber, !isBoolean(n) else { return nil }
+        return n.doubleValue
+    }
+
+    static func integer(_ raw: Any) -> Int64? {
+        guard let n = raw as? NSNumber, !isBoolean(n) else { return nil }
+        let d = n.doubleValue
+        guard d == d.rounded(), abs(d) < 9.2e18 else { return nil }
+        return n.int64Value
+    }
+}
+
+extension RecordingMetadata {
+    /// Reads and validates `STEM.json`.
+    public static func load(_ url: URL) throws(InputError) -> RecordingMetadata {
+        let data: Data
+        do { data = try Data(contentsOf: url) } catch {
+            throw InputError(file: url.path, problem: "cannot read (\(error.localizedDescription))", hint: "check the path")
+        }
+        return try parse(data, file: url.path)
+    }
+
+    /// Parses and validates the JSON text of a recording's metadata.
+    public static func parse(_ data: Data, file: String) throws(InputError) -> RecordingMetadata {
+        let any: Any
+        do { any = try JSONSerialization.jsonObject(with: data) } catch {
+            let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "\(error)"
+            throw InputError(file: file, problem: "not valid JSON (\(detail))", hint: "fix the syntax; the file must be one JSON object")
+        }
+        guard let root = any as? [String: Any] else {
+            throw InputError(file: file, problem: "the top level is not a JSON object", hint: "a recording's metadata is one { ... } object")
+        }
+        let top = JSONFields(file: file, path: "", value: root)
+        let format = try top.string("format")!
+        guard format == formatName else {
+            throw top.fail("format", "is \"\(format)\", not \"\(formatName)\"", "this reader understands \(formatName) only")
+        }
+        let device = try top.object("device")!
+        let name = try device.string("name")!
+        let label = try device.string("label", required: false)
+        let rate = try top.number("sampleRateHz")!
+        guard rate > 0, rate.isFinite else {
+            throw top.fail("sampleRateHz", "must be above zero, got \(JSON.format(rate))", "give the device's scans per second (e.g. 80 for an HX711)")
+        }
+        let clock = try top.string("timestampClock", required: false)
+
+        let channelList = try top.array("channels")!
+        guard !channelList.isEmpty else { throw top.fail("channels", "is empty", "list every channel present in each scan") }
+        var channels: [RecordingChannel] = []
+        for i in channelList.indices {
+            let c = try top.element(channelList, i, of: "channels")
+            let id = try c.string("id")!
+            let index = try c.integer("index")!
+            guard index >= 0 && index <= Int64(ScanLayout.maximumIndex) else {
+                throw c.fail("index", "\(index) does not fit a scan index (0...\(ScanLayout.maximumIndex))", "use the channel's scan_elements/*_index")
+            }
+            let text = try c.string("format")!
+            let format: ChannelFormat
+            do { format = try ChannelFormat(parsing: text) } catch {
+                throw c.fail("format", "\"\(text)\" is not a channel format: \(error.message)", "copy scan_elements/\(id)_type")
+            }
+            let roleText = try c.string("role", required: false) ?? "other"
+            guard let role = ChannelRole(rawValue: roleText) else {
+                throw c.fail("role", "\"\(roleText)\" is not a role", "use force, timestamp or other")
+            }
+            if channels.contains(where: { $0.id == id }) {
+                throw c.fail("id", "\"\(id)\" appears twice", "give each channel its own id")
+            }
+            channels.append(RecordingChannel(id: id, index: Int(index), format: format,
+                                             scale: try c.number("scale", required: false),
+                                             offset: try c.number("offset", required: false), role: role))
+        }
+        do { _ = try ScanLayout(channels.map { (index: $0.index, format: $0.format) }) } catch {
+            throw top.fail("channels", error.message, "each channel needs its own scan index")
+        }
+        guard channels.contains(where: { $0.role == .force }) else {
+            throw top.fail("channels", "no channel has role \"force\"", "mark the channels that carry force with \"role\": \"force\"")
+        }
+        guard channels.filter({ $0.role == .force }).count <= PanelCalibration.maximumForceChannels else {
+            throw top.fail("channels", "more than \(PanelCalibration.maximumForceChannels) force channels", "a panel sums at most \(PanelCalibration.maximumForceChannels) cells")
+        }
+        guard channels.filter({ $0.role == .timestamp }).count <= 1 else {
+            throw top.fail("channels", "more than one channel has role \"timestamp\"", "mark one timestamp channel")
+        }
+        if let ts = channels.first(where: { $0.role == .timestamp }), ts.format.storageBits != 64 || !ts.format.signed {
+            throw top.fail("channels", "the timestamp channel \"\(ts.id)\" is \(ts.format.text), not a 64-bit signed value", "timestamps are le:s64/64>>0 nanoseconds")
+        }
+
+        var calibration: RecordingCalibration?
+        if let cal = try top.object("calibration", required: false) {
+            calibration = try parseCalibration(cal, channels: channels)
+        }
+
+        var labels: [Label] = []
+        if let list = try top.array("labels", required: false) {
+            for i in list.indices {
+                let l = try top.element(list, i, of: "labels")
+                let event = try l.string("event")!
+                guard let kind = EventKind.allCases.first(where: { $0.isTransition && $0.name == event }) else {
+                    throw l.fail("event", "\"\(event)\" is not a labelled event", "use peek, pop or release")
+                }
+                let sample = try l.integer("sample")!
+                guard sample >= 0 else { throw l.fail("sample", "is negative", "scan indices start at 0") }
+                let windowStart = try l.integer("windowStart", required: false)
+                if let windowStart, windowStart < 0 || windowStart > sample {
+                    throw l.fail("windowStart", "\(windowStart) is not between 0 and sample \(sample)", "windowStart is where the force last fell below the peek level, at or before sample")
+                }
+                labels.append(Label(event: kind, sample: Int(sample), windowStart: windowStart.map { Int($0) }))
+            }
+        }
+        return RecordingMetadata(deviceName: name, deviceLabel: label, sampleRateHz: rate, timestampClock: clock,
+                                 channels: channels, calibration: calibration, labels: labels)
+    }
+
+    private static func parseCalibration(_ cal: JSONFields, channels: [RecordingChannel]) throws(InputError) -> RecordingCalibration {
+        let list = try cal.array("force")!
+        var force: [ForceChannelCalibration] = []
+        for i in list.indices {
+            let f = try cal.element(list, i, of: "force")
+            let id = try f.string("channel")!
+            guard let channel = channels.first(where: { $0.id == id }), channel.role == .force else {
+                throw f.fail("channel", "\"\(id)\" is not a force channel of this recording", "name a channel whose role is force")
+            }
+            if force.contains(where: { $0.channel == id }) {
+                throw f.fail("channel", "\"\(id)\" is calibrated twice", "keep one entry per force channel")
+            }
+            let mapping: ForceMapping
+            if f.has("curve") {
+                let points = try f.array("curve")!
+                var pairs: [CurvePoint] = []
+                for (j, point) in points.enumerated() {
+                    guard let pair = point as? [Any], pair.count == 2,
+                          let raw = JSONFields.double(pair[0]), let newtons = JSONFields.double(pair[1]) else {
+                        throw f.fail("curve[\(j)]", "must be a [raw, newtons] pair of numbers", "write [12345, 1.5]")
+                    }
+                    pairs.append(CurvePoint(raw: raw, newtons: newtons))
+                }
+                mapping = .curve(pairs)
+                do { _ = try mapping.core() } catch {
+                    throw f.fail("curve", error.message, "a curve maps raw counts to newtons, sorted by raw value")
+                }
+            } else {
+                mapping = .linear(zeroRaw: try f.number("zeroRaw")!, newtonsPerCount: try f.number("newtonsPerCount")!)
+                do { _ = try mapping.core() } catch {
+                    throw f.fail("newtonsPerCount", error.message, "weigh a known mass to find the scale")
+                }
+            }
+            force.append(ForceChannelCalibration(channel: id, mapping: mapping))
+        }
+        for channel in channels where channel.role == .force && !force.contains(where: { $0.channel == channel.id }) {
+            throw cal.fail("force", "force channel \"\(channel.id)\" has no calibration", "add an entry with zeroRaw and newtonsPerCount, or a curve")
+        }
+        let peek = try cal.number("peekNewtons")!
+        let pop = try cal.number("popNewtons")!
+        guard peek > 0 else { throw cal.fail("peekNewtons", "must be above zero", "a light press is typically 0.5-2 N") }
+        guard pop > peek else { throw cal.fail("popNewtons", "must be above peekNewtons (\(JSON.format(peek)))", "pop is the firmer of the two levels") }
+        return RecordingCalibration(force: force, peekNewtons: peek, popNewtons: pop)
+    }
+
+    /// The metadata as JSON, keys in the spec's order.
+    public func json() -> JSON {
+        var device: [(String, JSON)] = [("name", .string(deviceName))]
+        if let deviceLabel { device.append(("label", .string(deviceLabel))) }
+        var root: [(String, JSON)] = [
+            ("format", .string(RecordingMetadata.formatName)),
+            ("device", .object(device)),
+            ("sampleRateHz", .double(sampleRateHz)),
+        ]
+        if let timestampClock { root.append(("timestampClock", .string(timestampClock))) }
+        root.append(("channels", .array(channels.map { c in
+            var o: [(String, JSON)] = [("id", .string(c.id)), ("index", .int(Int64(c.index))), ("format", .string(c.format.text))]
+            if let scale = c.scale { o.append(("scale", .double(scale))) }
+            if let offset = c.offset { o.append(("offset", .double(offset))) }
+            o.append(("role", .string(c.role.rawValue)))
+            return .object(o)
+        })))
+        if let calibration {
+            root.append(("calibration", .object([
+                ("force", .array(calibration.force.map { f in
+                    switch f.mapping {
+                    case .linear(let zero, let scale):
+                        return .object([("channel", .string(f.channel)), ("zeroRaw", .double(zero)),
+                                         ("newtonsPerCount", .double(scale))])
+                    case .curve(let points):
+                        return .object([("channel", .string(f.channel)), ("curve", .array(points.map { p in
+                            .array([.double(p.raw), .double(p.newtons)])
+                        }))])
+                    }
+                })),
+                ("peekNewtons", .double(calibration.peekNewtons)),
+                ("popNewtons", .double(calibration.popNewtons)),
+            ])))
+        }
+        if !labels.isEmpty {
+            root.append(("labels", .array(labels.map { l in
+                var o: [(String, JSON)] = [("event", .string(l.event.name)), ("sample", .int(Int64(l.sample)))]
+                if let w = l.windowStart { o.append(("windowStart", .int(Int64(w)))) }
+                return .object(o)
+            })))
+        }
+        return .object(root)
+    }
+}
