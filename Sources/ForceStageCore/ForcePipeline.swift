@@ -175,8 +175,12 @@ public struct ForcePipeline: Sendable {
         _classifier.sensorFault(sample: nextSample, timestampNs: timestampNs, into: &events)
     }
 
-    /// Ends the stream: emits `release` for a press in progress.
-    public mutating func finish(timestampNs: Int64, into events: inout EventRing) {
-        _classifier.finish(sample: nextSample, timestampNs: timestampNs, into: &events)
+    /// The timestamp of the last scan processed.
+    public var lastTimestampNs: Int64 { _lastTimestamp }
+
+    /// Ends the stream: emits `release` for a press in progress, stamped
+    /// with the next scan index and the last scan's timestamp.
+    public mutating func finish(into events: inout EventRing) {
+        _classifier.finish(sample: nextSample, timestampNs: _lastTimestamp, into: &events)
     }
 }

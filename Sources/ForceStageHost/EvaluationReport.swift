@@ -1,0 +1,131 @@
+import Foundation
+import ForceStageCore
+
+/// Scores of several recordings, per recording and overall, as text or JSON.
+public struct EvaluationReport: Sendable {
+    public struct Entry: Sendable {
+        public var name: String
+        public var score: Score
+        public var counters: PipelineCounters
+
+        public init(name: String, score: Score, counters: PipelineCounters) {
+            self.name = name
+            self.score = score
+            self.counters = counters
+        }
+    }
+
+    /// Totals over all entries.
+    public struct Overall: Sendable {
+        public var labels = 0, events = 0, matched = 0, falseEvents = 0, misses = 0
+        public var pressLabels = 0, pressesWithinTarget = 0
+        public var latencyScans: [Int64] = []
+        public var latencyMs: [Double] = []
+
+        public var precision: Double { events == 0 ? (labels == 0 ? 1 : 0) : Double(matched) / Double(events) }
+        public var recall: Double { labels == 0 ? 1 : Double(matched) / Double(labels) }
+        public var f1: Double { precision + recall == 0 ? 0 : 2 * precision * recall / (precision + recall) }
+        public var withinTarget: Double { pressLabels == 0 ? 1 : Double(pressesWithinTarget) / Double(pressLabels) }
+    }
+
+    public var entries: [Entry]
+
+    public init(entries: [Entry]) { self.entries = entries }
+
+    public var overall: Overall {
+        var o = Overall()
+        for e in entries {
+            let s = e.score
+            o.labels += s.labels
+            o.events += s.events
+            o.matched += s.matches.count
+            o.falseEvents += s.falseEvents.count
+            o.misses += s.misses.count
+            o.pressLabels += s.pressLabels
+            o.pressesWithinTarget += s.pressesWithinTarget
+            let l = s.latencies([.peek, .pop])
+            o.latencyScans += l
+            o.latencyMs += l.map { Double($0) * 1000 / s.sampleRateHz }
+        }
+        o.latencyScans.sort()
+        o.latencyMs.sort()
+        return o
+    }
+
+    private static let quantiles: [(String, Double)] = [("p50", 0.5), ("p90", 0.9), ("p99", 0.99), ("max", 1.0)]
+
+    private static func msPercentile(_ sorted: [Double], _ q: Double) -> Double? {
+        guard !sorted.isEmpty else { return nil }
+        let rank = Int((q * Double(sorted.count)).rounded(.up))
+        return sorted[min(sorted.count - 1, max(0, rank - 1))]
+    }
+
+    /// A table for people.
+    public func text(verbose: Bool = false) -> String {
+        var lines: [String] = []
+        func row(_ name: String, _ labels: Int, _ events: Int, _ p: Double, _ r: Double, _ f: Double, _ fe: Int, _ mi: Int,
+                 _ within: Double, _ scans: [Int64], _ ms: [Double]) -> String {
+            let lat = EvaluationReport.quantiles.map { (n, q) in
+                "\(n) \(percentile(scans, q).map(String.init) ?? "-")/\(EvaluationReport.msPercentile(ms, q).map { fixed($0, 1) } ?? "-")"
+            }.joined(separator: " ")
+            return name.padding(toLength: 34, withPad: " ", startingAt: 0) +
+                " labels \(labels) events \(events)  P \(fixed(p, 3)) R \(fixed(r, 3)) F1 \(fixed(f, 3))" +
+                "  false \(fe) missed \(mi)  in-target \(fixed(within * 100, 1))%  latency scans/ms \(lat)"
+        }
+        for e in entries {
+            let s = e.score
+            let scans = s.latencies([.peek, .pop])
+            lines.append(row(e.name, s.labels, s.events, s.precision, s.recall, s.f1, s.falseEvents.count, s.misses.count,
+                             s.withinTargetFraction, scans, scans.map { Double($0) * 1000 / s.sampleRateHz }))
+            if e.counters.droppedScans > 0 {
+                lines.append("    \(e.counters.droppedScans) dropped scans in \(e.counters.timestampGaps) gaps")
+            }
+            if verbose {
+                for f in s.falseEvents { lines.append("    false \(f.kind.name) at scan \(f.sample)") }
+                for m in s.misses { lines.append("    missed \(m.event.name) labelled at scan \(m.sample)") }
+            }
+        }
+        let o = overall
+        if entries.count > 1 {
+            lines.append(row("overall", o.labels, o.events, o.precision, o.recall, o.f1, o.falseEvents, o.misses,
+                             o.withinTarget, o.latencyScans, o.latencyMs))
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// The report as JSON for machines.
+    public func json() -> JSON {
+        func scoreJSON(labels: Int, events: Int, matched: Int, p: Double, r: Double, f: Double, fe: Int, mi: Int,
+                       pressLabels: Int, within: Int, fraction: Double, scans: [Int64], ms: [Double]) -> [(String, JSON)] {
+            [
+                ("labels", .int(Int64(labels))), ("events", .int(Int64(events))), ("matched", .int(Int64(matched))),
+                ("precision", .double(p)), ("recall", .double(r)), ("f1", .double(f)),
+                ("falseEvents", .int(Int64(fe))), ("misses", .int(Int64(mi))),
+                ("presses", .int(Int64(pressLabels))), ("pressesWithinTarget", .int(Int64(within))),
+                ("withinTargetFraction", .double(fraction)),
+                ("latencyScans", .object(EvaluationReport.quantiles.map { ($0.0, percentile(scans, $0.1).map { .int($0) } ?? .null) })),
+                ("latencyMs", .object(EvaluationReport.quantiles.map { ($0.0, EvaluationReport.msPercentile(ms, $0.1).map { .double(($0 * 1000).rounded() / 1000) } ?? .null) })),
+            ]
+        }
+        let perRecording: [JSON] = entries.map { e in
+            let s = e.score
+            let scans = s.latencies([.peek, .pop])
+            return .object([("recording", .string(e.name))] + scoreJSON(
+                labels: s.labels, events: s.events, matched: s.matches.count, p: s.precision, r: s.recall, f: s.f1,
+                fe: s.falseEvents.count, mi: s.misses.count, pressLabels: s.pressLabels, within: s.pressesWithinTarget,
+                fraction: s.withinTargetFraction, scans: scans, ms: scans.map { Double($0) * 1000 / s.sampleRateHz }) + [
+                ("droppedScans", .int(e.counters.droppedScans)),
+                ("falseEventList", .array(s.falseEvents.map { .object([("event", .string($0.kind.name)), ("sample", .int($0.sample))]) })),
+                ("missList", .array(s.misses.map { .object([("event", .string($0.event.name)), ("sample", .int(Int64($0.sample)))]) })),
+            ])
+        }
+        let o = overall
+        return .object([
+            ("recordings", .array(perRecording)),
+            ("overall", .object(scoreJSON(labels: o.labels, events: o.events, matched: o.matched, p: o.precision, r: o.recall,
+                                          f: o.f1, fe: o.falseEvents, mi: o.misses, pressLabels: o.pressLabels,
+                                          within: o.pressesWithinTarget, fraction: o.withinTarget,
+                                          scans: o.latencyScans, ms: o.latencyMs))),
+        ])
+    }
+}

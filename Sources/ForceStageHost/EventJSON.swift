@@ -1,0 +1,43 @@
+import ForceStageCore
+
+/// One event as a JSON object, the line format of `replay` and `run`.
+///
+/// Keys: `event`, `sample`, `timestampNs`, `forceNewtons` (4 decimals),
+/// `latencyScans`, `latencyMs` (from the sample rate, 3 decimals).
+public func eventJSON(_ e: ForceEvent, sampleRateHz: Double) -> JSON {
+    .object([
+        ("event", .string(e.kind.name)),
+        ("sample", .int(e.sample)),
+        ("timestampNs", .int(e.timestampNs)),
+        ("forceNewtons", .double((Double(e.forceNewtons) * 10_000).rounded() / 10_000)),
+        ("latencyScans", .int(Int64(e.latencyScans))),
+        ("latencyMs", .double((Double(e.latencyScans) * 1_000_000 / sampleRateHz).rounded() / 1000)),
+    ])
+}
+
+/// One event as a fixed-width text line for people.
+public func eventText(_ e: ForceEvent, sampleRateHz: Double) -> String {
+    let ms = Double(e.latencyScans) * 1000 / sampleRateHz
+    let name = e.kind.name.padding(toLength: 9, withPad: " ", startingAt: 0)
+    let seconds = Double(e.sample) / sampleRateHz
+    return "\(name) scan \(pad(e.sample, 7))  t=\(fixed(seconds, 3))s  force \(fixed(Double(e.forceNewtons), 3)) N  latency \(e.latencyScans) scans (\(fixed(ms, 1)) ms)"
+}
+
+func pad(_ n: Int64, _ width: Int) -> String {
+    let s = String(n)
+    return String(repeating: " ", count: max(0, width - s.count)) + s
+}
+
+/// `value` with exactly `decimals` digits after the point.
+func fixed(_ value: Double, _ decimals: Int) -> String {
+    guard value.isFinite else { return "-" }
+    var scale = 1.0
+    for _ in 0..<decimals { scale *= 10 }
+    let r = (abs(value) * scale).rounded()
+    let whole = Int64(r / scale)
+    let frac = Int64(r) - whole * Int64(scale)
+    let sign = value < 0 && r != 0 ? "-" : ""
+    if decimals == 0 { return sign + String(whole) }
+    let f = String(frac)
+    return sign + String(whole) + "." + String(repeating: "0", count: decimals - f.count) + f
+}

@@ -1,0 +1,67 @@
+import ArgumentParser
+import Foundation
+import ForceStageCore
+import ForceStageHost
+
+extension ForceStage {
+    struct Evaluate: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Score the classifier against labelled recordings.",
+            discussion: """
+            Matches events to labels by the forcestage-recording/1 rule and prints precision,
+            recall, F1, false events, misses and detection latency per recording and overall.
+            Exit status 1 when F1 or the within-target fraction falls below --min-f1 / --min-within.
+            """)
+
+        @Argument(help: "Labelled recordings (STEM.json).")
+        var recordings: [String]
+
+        @Option(help: "A profile (TOML) to use instead of each recording's calibration.")
+        var profile: String?
+
+        @Flag(help: "Print the report as JSON.")
+        var json = false
+
+        @Flag(help: "List every false event and miss.")
+        var verbose = false
+
+        @Option(help: "Fail (exit 1) when overall F1 is below this.")
+        var minF1: Double?
+
+        @Option(help: "Fail (exit 1) when the fraction of peeks and pops within max(2 scans, 10 ms) is below this.")
+        var minWithin: Double?
+
+        func validate() throws {
+            guard !recordings.isEmpty else { throw ValidationError("give at least one labelled recording (STEM.json)") }
+            if let minF1, !(0...1).contains(minF1) { throw ValidationError("--min-f1 must be between 0 and 1") }
+            if let minWithin, !(0...1).contains(minWithin) { throw ValidationError("--min-within must be between 0 and 1") }
+        }
+
+        func run() throws {
+            var entries: [EvaluationReport.Entry] = []
+            for path in recordings {
+                let rec = loadRecording(path)
+                guard !rec.metadata.labels.isEmpty else {
+                    fail("\(path): no labels; evaluate needs ground truth (labels[] in the .json)")
+                }
+                let setup = makeSetup(for: rec, path: path, profile: profile)
+                let result = ForceStageHost.replay(rec, setup: setup)
+                let s = score(events: result.events, labels: rec.metadata.labels, sampleRateHz: setup.sampleRateHz)
+                entries.append(.init(name: URL(fileURLWithPath: path).lastPathComponent, score: s, counters: result.counters))
+            }
+            let report = EvaluationReport(entries: entries)
+            emit(json ? report.json().rendered(indent: 2) : report.text(verbose: verbose))
+            let overall = report.overall
+            if let minF1, overall.f1 < minF1 {
+                FileHandle.standardError.write(Data("forcestage: F1 \(fixedText(overall.f1)) is below --min-f1 \(minF1)\n".utf8))
+                throw ExitCode(1)
+            }
+            if let minWithin, overall.withinTarget < minWithin {
+                FileHandle.standardError.write(Data("forcestage: \(fixedText(overall.withinTarget)) of presses within target is below --min-within \(minWithin)\n".utf8))
+                throw ExitCode(1)
+            }
+        }
+    }
+}
+
+func fixedText(_ v: Double) -> String { String(format: "%.4f", v) }
