@@ -10,6 +10,8 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // Counts malloc calls, so tests can show the per-scan path allocates nothing.
+        .package(url: "https://github.com/ordo-one/malloc-interposer", from: "1.6.1"),
     ],
     targets: [
         // The embedded-clean core: no Foundation, no existentials, no allocation per scan.
@@ -38,7 +40,10 @@ let package = Package(
         ),
         .testTarget(
             name: "ForceStageCoreTests",
-            dependencies: ["ForceStageCore", "CIIO"]
+            dependencies: [
+                "ForceStageCore", "ForceStageHost", "CIIO",
+                .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
+            ]
         ),
         .testTarget(
             name: "ForceStageHostTests",
