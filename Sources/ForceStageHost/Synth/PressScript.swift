@@ -215,7 +215,7 @@ public struct PressScript: Sendable {
 
         /// A level between peek and pop that tremor `a` cannot push across either.
         func peekLevel(_ a: Double) -> Double {
-            random.uniform(1.08 * peek / (1 - a), 0.92 * pop / (1 + a))
+            random.uniform(1.15 * peek / (1 - a), 0.92 * pop / (1 + a))
         }
         func popLevel() -> Double { min(cap, pop * random.uniform(1.2, 1.9)) }
 
@@ -253,12 +253,14 @@ public struct PressScript: Sendable {
             let rail = model.railForce(at: (x, y))
             let level = hard ? rail * random.uniform(1.08, 1.25) : min(cap, pop * random.uniform(1.3, 2.2))
             to(level, after: random.uniform(0.01, 0.04))
-            to(level, after: max(0.1, 2 * scan) + random.uniform(0, 0.3))
+            // A hard slam clips only briefly: a knock, not a lean.
+            let h = hard ? max(0.06, 2 * scan) + random.uniform(0, 0.08) : max(0.1, 2 * scan) + random.uniform(0, 0.3)
+            to(level, after: h)
             to(0, after: random.uniform(0.05, 0.15))
         case .ramp:
             let toPop = random.chance(0.5)
             let level = toPop ? popLevel() : peekLevel(0.05)
-            to(level, after: random.uniform(1.5, 4.0), linear: true)
+            to(level, after: random.uniform(1.0, 3.0), linear: true)
             to(level, after: hold + random.uniform(0, 0.7), tremor: random.uniform(0, 0.05))
             to(0, after: random.uniform(0.1, 0.3))
         case .double:

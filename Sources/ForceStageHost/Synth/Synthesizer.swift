@@ -57,7 +57,8 @@ public enum Synthesizer {
         guard options.duration > 0, options.duration.isFinite else { throw .nonPositiveDuration(options.duration) }
         if let n = options.presses, n < 1 { throw .nonPositivePresses(n) }
         let artefacts = options.artefacts
-        func stream(_ s: Stream) -> SeededRandom { SeededRandom(seed: options.seed, stream: s.rawValue) }
+        let panelNumber = UInt64(PanelKind.allCases.firstIndex(of: options.panel)!)
+        func stream(_ s: Stream) -> SeededRandom { SeededRandom(seed: options.seed, stream: panelNumber << 8 | s.rawValue) }
 
         var panelRandom = stream(.panel)
         let model = PanelModel.make(options.panel, random: &panelRandom)

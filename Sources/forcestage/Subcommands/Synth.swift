@@ -80,6 +80,7 @@ extension ForceStage {
                   + "\(labels.filter { $0.event == .peek }.count) peek / \(labels.filter { $0.event == .pop }.count) pop / "
                   + "\(labels.filter { $0.event == .release }.count) release labels, "
                   + "\(result.spikeScans.count) spikes, \(result.droppedScans) dropped scans")
+            print("presses: " + result.script.presses.map(\.kind.rawValue).joined(separator: " "))
         }
 
         /// Runs `body`, turning a filesystem failure into one line that names the path.
