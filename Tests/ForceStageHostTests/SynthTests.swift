@@ -165,7 +165,7 @@ struct SynthTests {
                         let t = a.time + (b.time - a.time) * Double(step) / 200
                         let f = press.force(at: t)
                         #expect(f >= a.level * (1 - a.tremor) - 1e-9 && f <= a.level * (1 + a.tremor) + 1e-9)
-                        if a.level < pop { #expect(f > peek && f < pop) }
+                        if a.level > peek && a.level < pop { #expect(f > peek && f < pop) }
                     }
                 }
             }
@@ -297,7 +297,7 @@ struct SynthTests {
     // MARK: - Options
 
     @Test("bad options fail with a message that says what to do")
-    func badOptions() {
+    func badOptions() throws {
         #expect(throws: SynthError.nonPositiveDuration(0)) { try Synthesizer.synthesize(SynthOptions(panel: .panel4, seed: 1, duration: 0)) }
         #expect(throws: SynthError.nonPositivePresses(0)) {
             try Synthesizer.synthesize(SynthOptions(panel: .panel4, seed: 1, duration: 10, presses: 0))
@@ -317,7 +317,7 @@ struct SynthTests {
     }
 
     @Test("--presses gives exactly that many presses")
-    func presseCount() throws {
+    func pressCount() throws {
         let result = try Synthesizer.synthesize(SynthOptions(panel: .hx711at80, seed: 3, duration: 40, presses: 5))
         #expect(result.script.presses.count == 5)
     }
