@@ -1,0 +1,237 @@
+import Foundation
+import ForceStageCore
+
+/// What to synthesize.
+public struct SynthOptions: Sendable, Equatable {
+    public var panel: PanelKind
+    public var seed: UInt64
+    /// Seconds of recording.
+    public var duration: Double
+    /// Presses wanted; nil fills the duration.
+    public var presses: Int?
+    public var artefacts: ArtefactSet
+
+    public init(panel: PanelKind, seed: UInt64, duration: Double, presses: Int? = nil, artefacts: ArtefactSet = .all) {
+        self.panel = panel
+        self.seed = seed
+        self.duration = duration
+        self.presses = presses
+        self.artefacts = artefacts
+    }
+
+    /// The `forcestage synth` arguments that reproduce these options.
+    public var commandLine: String {
+        var text = "forcestage synth --panel \(panel.rawValue) --seed \(seed) --duration \(JSON.format(duration))"
+        if let presses { text += " --presses \(presses)" }
+        return text + " --artefacts \(artefacts.text)"
+    }
+}
+
+/// A synthesized recording with what went into it, for tests and inspection.
+public struct SynthResult: Sendable {
+    /// The recording: metadata with labels, and the raw scans.
+    public var recording: Recording
+    /// The unit of the panel that was modelled.
+    public var model: PanelModel
+    /// The presses.
+    public var script: PressScript
+    /// The noise-free total force (newtons) at each scan in the file: what the labels come from.
+    public var truth: [Double]
+    /// For each scan in the file, its position in the undropped stream.
+    public var sourceScan: [Int]
+    /// Scans (indices in the file) that carry a spike.
+    public var spikeScans: [Int]
+    /// Scans left out of the file.
+    public var droppedScans: Int
+}
+
+/// Makes labelled `forcestage-recording/1` recordings from physical models of
+/// the supported panels. Deterministic: the same options give the same bytes.
+public enum Synthesizer {
+    // Independent random streams, so that e.g. switching noise off does not
+    // move the presses.
+    private enum Stream: UInt64 { case panel = 1, script, drops, spikes, noise, drift, clock }
+
+    /// Synthesizes one recording.
+    public static func synthesize(_ options: SynthOptions) throws(SynthError) -> SynthResult {
+        guard options.duration > 0, options.duration.isFinite else { throw .nonPositiveDuration(options.duration) }
+        if let n = options.presses, n < 1 { throw .nonPositivePresses(n) }
+        let artefacts = options.artefacts
+        let panelNumber = UInt64(PanelKind.allCases.firstIndex(of: options.panel)!)
+        func stream(_ s: Stream) -> SeededRandom { SeededRandom(seed: options.seed, stream: panelNumber << 8 | s.rawValue) }
+
+        var panelRandom = stream(.panel)
+        let model = PanelModel.make(options.panel, random: &panelRandom)
+        let truePeriod = 1 / (model.sampleRateHz * (1 + model.clockError))
+        let total = Int((options.duration * model.sampleRateHz).rounded())
+        var scriptRandom = stream(.script)
+        let script: PressScript
+        do {
+            script = try PressScript.make(for: model, seconds: Double(total - 1) * truePeriod, count: options.presses,
+                                          hardSlam: artefacts.contains(.saturation), random: &scriptRandom)
+        } catch {
+            // Report the duration that was asked for, not the converter's idea of it.
+            switch error {
+            case .tooShort(_, let minimum): throw .tooShort(options.duration, minimum: minimum)
+            case .pressesDoNotFit(let n, let need, _): throw .pressesDoNotFit(n, needSeconds: need, haveSeconds: options.duration)
+            default: throw error
+            }
+        }
+
+        // Dropped scans: a reader that fell behind loses a block of scans now and then.
+        var present = [Bool](repeating: true, count: total)
+        if artefacts.contains(.drops) {
+            var random = stream(.drops)
+            let blocks = max(1, Int(options.duration / 15))
+            let longest = max(1, min(12, Int(model.sampleRateHz * 0.02)))
+            let margin = Int(model.sampleRateHz)
+            for _ in 0..<blocks {
+                let length = random.integer(1...longest)
+                let at = random.integer(margin...max(margin, total - margin - length))
+                for i in at..<min(total, at + length) { present[i] = false }
+            }
+        }
+        let sourceScan = present.indices.filter { present[$0] }
+        let times = sourceScan.map { Double($0) * truePeriod }
+        let truth = times.map { script.force(at: $0) }
+        let labels = GroundTruth.labels(force: truth, peek: model.peekNewtons, pop: model.popNewtons)
+
+        // Spikes: single scans, kept clear of the labelled crossings so that
+        // a detection's latency is never decided by a spike.
+        var spikes: [(scan: Int, cell: Int, counts: Double)] = []
+        if artefacts.contains(.spikes) {
+            var random = stream(.spikes)
+            let wanted = max(1, Int(options.duration / 8))
+            let clearance = max(4, Int(model.sampleRateHz * 0.05))
+            var attempts = 0
+            while spikes.count < wanted && attempts < 1000 {
+                attempts += 1
+                let scan = random.integer(2...(sourceScan.count - 3))
+                let cell = random.integer(0...(model.cellCount - 1))
+                let range = model.spikeCounts[cell]
+                let sign: Double = model.kind == .fsrADS1115 || random.chance(0.6) ? 1 : -1
+                let height = sign * random.uniform(range.lowerBound, range.upperBound)
+                let nearLabel = labels.contains { abs($0.sample - scan) <= clearance || abs(($0.windowStart ?? $0.sample) - scan) <= clearance }
+                let nearSpike = spikes.contains { abs($0.scan - scan) <= 3 }
+                if nearLabel || nearSpike { continue }
+                spikes.append((scan, cell, height))
+            }
+            spikes.sort { $0.scan < $1.scan }
+        }
+
+        // Thermal drift: a slow swing plus a slope, per cell.
+        var driftRandom = stream(.drift)
+        let drifts = (0..<model.cellCount).map { cell -> (amplitude: Double, period: Double, phase: Double, slope: Double) in
+            let amplitude = model.driftCounts[cell] * driftRandom.uniform(0.5, 1)
+            let period = driftRandom.uniform(40, 200)
+            let phase = driftRandom.uniform(0, 2 * .pi)
+            let slope = model.driftCounts[cell] * driftRandom.uniform(-0.5, 0.5) / max(options.duration, 60)
+            return (amplitude, period, phase, slope)
+        }
+        let humPhase = driftRandom.uniform(0, 2 * .pi)
+
+        var clock = stream(.clock)
+        let bootNs = (clock.uniform(20, 3000) * 1e9).rounded()
+
+        var noise = stream(.noise)
+        let layout = try! ScanLayout(model.channels.map { (index: $0.index, format: $0.format) })
+        var bytes = [UInt8](repeating: 0, count: layout.scanSize * sourceScan.count)
+        var cellForce = [Double](repeating: 0, count: model.cellCount)
+        var spikeCursor = 0
+        var relaxFrom = 0  // first press whose relaxation may still matter
+        bytes.withUnsafeMutableBytes { raw in
+            for (row, t) in times.enumerated() {
+                // Mechanical: the finger's force, plus the panel relaxing after earlier presses.
+                for c in 0..<cellForce.count { cellForce[c] = 0 }
+                if let p = script.pressIndex(at: t) {
+                    let press = script.presses[p]
+                    let shares = model.shares(at: (press.x, press.y))
+                    let f = truth[row]
+                    for c in 0..<shares.count { cellForce[c] += f * shares[c] }
+                }
+                if artefacts.contains(.relaxation) {
+                    while relaxFrom < script.presses.count && script.presses[relaxFrom].end + 12 < t { relaxFrom += 1 }
+                    var p = relaxFrom
+                    while p < script.presses.count && script.presses[p].start < t {
+                        let press = script.presses[p]
+                        let r = press.relaxation(at: t)
+                        if r > 0 {
+                            let shares = model.shares(at: (press.x, press.y))
+                            for c in 0..<shares.count { cellForce[c] += r * shares[c] }
+                        }
+                        p += 1
+                    }
+                }
+                let scanBase = raw.baseAddress! + row * layout.scanSize
+                for c in 0..<model.cellCount {
+                    // Electrical: the converter sees counts plus its own disturbances.
+                    var counts = model.transducers[c].counts(cellForce[c])
+                    if artefacts.contains(.noise) { counts += noise.gaussian() * model.noiseCounts[c] }
+                    if artefacts.contains(.hum) { counts += model.humCounts[c] * sin(2 * .pi * model.mainsHz * t + humPhase) }
+                    if artefacts.contains(.drift) {
+                        let d = drifts[c]
+                        counts += d.amplitude * (sin(2 * .pi * t / d.period + d.phase) - sin(d.phase)) + d.slope * t
+                    }
+                    while spikeCursor < spikes.count && spikes[spikeCursor].scan < row { spikeCursor += 1 }
+                    var s = spikeCursor
+                    while s < spikes.count && spikes[s].scan == row {
+                        if spikes[s].cell == c { counts += spikes[s].counts }
+                        s += 1
+                    }
+                    let format = model.channels[c].format
+                    let value = Int64(max(Double(format.minimumRaw), min(Double(format.maximumRaw), counts.rounded())))
+                    let slot = layout.slot(forIndex: model.channels[c].index)!
+                    format.encode(value, to: scanBase + layout[slot].offset)
+                }
+                let jitter = max(-3, min(3, clock.gaussian())) * model.timestampJitterNs
+                let ns = Int64(bootNs + (t * 1e9).rounded() + model.timestampLatencyNs.rounded() + jitter.rounded())
+                let ts = model.channels[model.channels.count - 1]
+                ts.format.encode(ns, to: scanBase + layout[layout.slot(forIndex: ts.index)!].offset)
+            }
+        }
+
+        let metadata = RecordingMetadata(
+            deviceName: model.deviceName, deviceLabel: "synth-\(options.panel.rawValue)-seed\(options.seed)",
+            sampleRateHz: model.sampleRateHz, timestampClock: "monotonic", channels: model.channels,
+            calibration: model.calibration, labels: labels)
+        let recording = try! Recording(metadata: metadata, scans: bytes)
+        return SynthResult(recording: recording, model: model, script: script, truth: truth, sourceScan: sourceScan,
+                           spikeScans: spikes.map(\.scan), droppedScans: total - sourceScan.count)
+    }
+
+    /// The metadata text exactly as ``Recording/write(to:)`` writes it.
+    public static func metadataText(_ recording: Recording) -> String {
+        recording.metadata.json().rendered(indent: 2) + "\n"
+    }
+
+    /// The fixed corpus used by tests and benchmarks: every panel, two seeds
+    /// with every artefact and one clean, named `PANEL-sSEED[-clean]`.
+    public static let standardCorpus: [(stem: String, options: SynthOptions)] = {
+        var list: [(String, SynthOptions)] = []
+        let seconds: [PanelKind: Double] = [.hx711at10: 180, .hx711at80: 60, .fsrADS1115: 30, .panel4: 30]
+        for panel in PanelKind.allCases {
+            for seed: UInt64 in [1, 2, 3] {
+                let clean = seed == 3
+                list.append(("\(panel.rawValue)-s\(seed)\(clean ? "-clean" : "")",
+                             SynthOptions(panel: panel, seed: seed, duration: seconds[panel]!, artefacts: clean ? [] : .all)))
+            }
+        }
+        return list
+    }()
+
+    /// The demo recording shipped in `hardware/recordings/`.
+    public static let demo = (stem: "demo-hx711", options: SynthOptions(panel: .hx711at80, seed: 7, duration: 30, presses: 6, artefacts: .all))
+
+    /// Writes the standard corpus into `directory` (created if missing).
+    /// - Returns: the `.json` files written.
+    public static func writeCorpus(to directory: URL) throws -> [URL] {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        var written: [URL] = []
+        for entry in standardCorpus {
+            let url = directory.appendingPathComponent(entry.stem + ".json")
+            try synthesize(entry.options).recording.write(to: url)
+            written.append(url)
+        }
+        return written
+    }
+}

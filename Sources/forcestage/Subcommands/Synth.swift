@@ -1,0 +1,100 @@
+import ArgumentParser
+import Foundation
+import ForceStageHost
+
+extension ForceStage {
+    /// `forcestage synth`: labelled recordings from physical models of the supported panels.
+    struct Synth: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Synthesize labelled forcestage-recording/1 recordings from panel models.",
+            discussion: """
+                The same options always give the same bytes. Labels follow the recording spec and \
+                come from the noise-free press force; artefacts never change them.
+                Examples:
+                  forcestage synth --panel hx711-80 --seed 7 --duration 60 -o out/hx711.json
+                  forcestage synth --corpus corpus/
+                """
+        )
+
+        @Option(help: "Panel model: \(PanelKind.namesText).")
+        var panel: String?
+
+        @Option(help: "Seed of the deterministic generator.")
+        var seed: UInt64 = 1
+
+        @Option(help: "Length of the recording in seconds.")
+        var duration: Double = 60
+
+        @Option(help: "Number of presses (default: as many as fit).")
+        var presses: Int?
+
+        @Option(help: "Artefacts: all, none, or a comma list of noise,hum,spikes,drift,relaxation,saturation,drops.")
+        var artefacts: String = "all"
+
+        @Option(name: [.short, .customLong("output")], help: "Where to write: DIR/STEM.json (STEM.iio is written beside it).")
+        var output: String?
+
+        @Option(help: "Write the standard corpus (every panel, several seeds) into this directory instead.")
+        var corpus: String?
+
+        func validate() throws {
+            if corpus != nil {
+                guard output == nil else { throw ValidationError("give either --corpus DIR or -o DIR/STEM.json, not both") }
+                guard panel == nil, presses == nil else {
+                    throw ValidationError("--corpus writes a fixed set; drop --panel and --presses, or use -o for one recording")
+                }
+                return
+            }
+            guard let panel else { throw ValidationError("missing --panel; use one of \(PanelKind.namesText)") }
+            guard PanelKind(rawValue: panel) != nil else {
+                throw ValidationError("unknown panel '\(panel)'; use one of \(PanelKind.namesText)")
+            }
+            guard duration > 0, duration.isFinite else {
+                throw ValidationError("--duration must be above zero seconds, got \(duration)")
+            }
+            if let presses, presses < 1 { throw ValidationError("--presses must be at least 1, got \(presses)") }
+            if case .failure(let bad) = ArtefactSet.parse(artefacts) {
+                throw ValidationError("unknown artefact '\(bad.word)'; use all, none, or a comma list of \(ArtefactSet.names.map(\.0).joined(separator: ","))")
+            }
+            guard let output else { throw ValidationError("missing -o DIR/STEM.json (or give --corpus DIR)") }
+            guard output.hasSuffix(".json") else {
+                throw ValidationError("-o must name the STEM.json half of a recording, got '\(output)'")
+            }
+        }
+
+        func run() throws {
+            if let corpus {
+                let urls = try writeOrFail(URL(fileURLWithPath: corpus)) { try Synthesizer.writeCorpus(to: $0) }
+                print("wrote \(urls.count) recordings to \(corpus)")
+                return
+            }
+            guard let panel, let kind = PanelKind(rawValue: panel), let output,
+                  case .success(let set) = ArtefactSet.parse(artefacts) else { return }  // validate() refused these already
+            let options = SynthOptions(panel: kind, seed: seed, duration: duration, presses: presses, artefacts: set)
+            let result: SynthResult
+            do { result = try Synthesizer.synthesize(options) } catch { throw SynthFailure(message: error.description) }
+            let url = URL(fileURLWithPath: output)
+            try writeOrFail(url) { try result.recording.write(to: $0) }
+            let labels = result.recording.metadata.labels
+            print("wrote \(output): \(result.recording.scanCount) scans, \(result.script.presses.count) presses, "
+                  + "\(labels.filter { $0.event == .peek }.count) peek / \(labels.filter { $0.event == .pop }.count) pop / "
+                  + "\(labels.filter { $0.event == .release }.count) release labels, "
+                  + "\(result.spikeScans.count) spikes, \(result.droppedScans) dropped scans")
+            print("presses: " + result.script.presses.map(\.kind.rawValue).joined(separator: " "))
+        }
+
+        /// Runs `body`, turning a filesystem failure into one line that names the path.
+        private func writeOrFail<T>(_ url: URL, _ body: (URL) throws -> T) throws -> T {
+            do { return try body(url) } catch {
+                let detail = (error as? POSIXFailure)?.description ?? (error as NSError).localizedDescription
+                throw SynthFailure(message: "cannot write \(url.path): \(detail); check that the directory exists and is writable")
+            }
+        }
+    }
+}
+
+/// A recording that could not be made or written: one line, exit code 1.
+struct SynthFailure: Error, CustomStringConvertible {
+    var message: String
+    var description: String { message }
+}
