@@ -37,12 +37,6 @@ private struct Decoded {
     }
 }
 
-private func temporaryDirectory() throws -> URL {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("forcestage-synth-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    return url
-}
-
 /// Short enough to keep the suite quick, long enough for every kind of press.
 private func options(_ panel: PanelKind, seed: UInt64 = 11, artefacts: ArtefactSet = .all) -> SynthOptions {
     SynthOptions(panel: panel, seed: seed, duration: panel == .hx711at10 ? 90 : 30, artefacts: artefacts)
