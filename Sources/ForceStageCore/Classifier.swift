@@ -54,6 +54,13 @@ public struct Classifier: Sendable {
     @usableFromInline internal var _history: Int32 = 0
     @usableFromInline internal var _smoothed: Float = 0
     @usableFromInline internal var _seeded = false
+    /// Mean absolute scan-to-scan change of the spike-filtered reading while
+    /// idle: the panel's noise, which sets how small a rise counts as a touch.
+    @usableFromInline internal var _noise: Float = 0
+    @usableFromInline internal var _lastFiltered: Float = 0
+    /// The smoothed reading's change per scan, itself smoothed: slow drift
+    /// versus the rise of a press.
+    @usableFromInline internal var _slope: Float = 0
     @usableFromInline internal var _warmup: Int32
     @usableFromInline internal var _peekRun: Int32 = 0
     @usableFromInline internal var _popRun: Int32 = 0
@@ -178,15 +185,26 @@ public struct Classifier: Sendable {
             _seeded = true
             _smoothed = filtered
         }
+        let previous = _smoothed
         _smoothed += p.baselineSmoothing * (filtered - _smoothed)
+        _slope += p.slopeSmoothing * ((_smoothed - previous) - _slope)
+        let step = abs(filtered - _lastFiltered)
+        _lastFiltered = filtered
         guard state == .idle && !suspended else { return }
         let d = _smoothed - baseline
+        // A touch is a rise several noise widths above the baseline (capped
+        // by the configured fraction of the peek level) that is faster than
+        // drift: on a quiet panel a slow press freezes the baseline long
+        // before it can absorb any of it, while drift is still followed.
+        if d < p.touchBand { _noise += p.baselineFall * (min(step, p.touchBand) - _noise) }
+        let touch = min(p.touchBand, max(p.touchBand * 0.05, 8 * _noise))
         if _warmup > 0 {
             _warmup &-= 1
             if abs(d) < p.touchBand { _baseline += p.baselineFall * d }
         } else if d < 0 {
             _baseline += p.baselineFall * d
-        } else if d < p.touchBand {
+        } else if d < touch || (d < p.touchBand && _slope < p.driftPerScan) {
+            // Quiet, or rising no faster than drift does: follow it slowly.
             _baseline += p.baselineRise * d
         }
     }

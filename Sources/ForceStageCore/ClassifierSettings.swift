@@ -37,6 +37,8 @@ public struct BaselineSettings: Equatable, BitwiseCopyable, Sendable {
     public var touchFraction: Float = 0.3
     /// After start, the baseline follows in both directions at the fall rate for this long, ms.
     public var warmupMilliseconds: Float = 250
+    /// The fastest rise, in newtons per second, still taken for drift rather than a press.
+    public var maximumDriftNewtonsPerSecond: Float = 0.05
 
     /// The defaults.
     public init() {}
@@ -152,6 +154,10 @@ public struct ClassifierParameters: Equatable, BitwiseCopyable, Sendable {
     public var baselineSmoothing: Float
     public var touchBand: Float
     public var warmupScans: Int32
+    /// The fastest drift, newtons per scan.
+    public var driftPerScan: Float
+    /// Smoothing of the reading's slope.
+    public var slopeSmoothing: Float
     /// Scans of identical raw values before `stuck`; 0 disables.
     public var stuckScans: Int32
     public var saturationScans: Int32
@@ -186,6 +192,8 @@ public struct ClassifierParameters: Equatable, BitwiseCopyable, Sendable {
         baselineSmoothing = alpha(settings.baseline.smoothingMilliseconds)
         touchBand = settings.peekNewtons * settings.baseline.touchFraction
         warmupScans = scans(settings.baseline.warmupMilliseconds)
+        driftPerScan = settings.baseline.maximumDriftNewtonsPerSecond / sampleRateHz
+        slopeSmoothing = alpha(250)
         stuckScans = scans(settings.stuckMilliseconds)
         saturationScans = Int32(max(1, min(settings.saturationScans, Int(Int32.max))))
         periodNs = Int64((1_000_000_000 / sampleRateHz).rounded())

@@ -13,47 +13,41 @@ struct JSONFields {
 
     func has(_ key: String) -> Bool { value[key] != nil && !(value[key] is NSNull) }
 
-    func string(_ key: String, required: Bool = true) throws(InputError) -> String? {
+    /// The value at `key`: nil when absent and optional, an error when absent and required.
+    private func present(_ key: String, _ required: Bool) throws(InputError) -> Any? {
         guard let raw = value[key], !(raw is NSNull) else {
             if required { throw fail(key, "missing", "add the key; see the forcestage-recording/1 spec") }
             return nil
         }
+        return raw
+    }
+
+    func string(_ key: String, required: Bool = true) throws(InputError) -> String? {
+        guard let raw = try present(key, required) else { return nil }
         guard let s = raw as? String else { throw fail(key, "must be a string", "quote the value") }
         return s
     }
 
     func number(_ key: String, required: Bool = true) throws(InputError) -> Double? {
-        guard let raw = value[key], !(raw is NSNull) else {
-            if required { throw fail(key, "missing", "add the key; see the forcestage-recording/1 spec") }
-            return nil
-        }
+        guard let raw = try present(key, required) else { return nil }
         guard let n = JSONFields.double(raw) else { throw fail(key, "must be a number", "write a plain number") }
         return n
     }
 
     func integer(_ key: String, required: Bool = true) throws(InputError) -> Int64? {
-        guard let raw = value[key], !(raw is NSNull) else {
-            if required { throw fail(key, "missing", "add the key; see the forcestage-recording/1 spec") }
-            return nil
-        }
+        guard let raw = try present(key, required) else { return nil }
         guard let n = JSONFields.integer(raw) else { throw fail(key, "must be a whole number", "write an integer") }
         return n
     }
 
     func array(_ key: String, required: Bool = true) throws(InputError) -> [Any]? {
-        guard let raw = value[key], !(raw is NSNull) else {
-            if required { throw fail(key, "missing", "add the key; see the forcestage-recording/1 spec") }
-            return nil
-        }
+        guard let raw = try present(key, required) else { return nil }
         guard let a = raw as? [Any] else { throw fail(key, "must be an array", "write [ ... ]") }
         return a
     }
 
     func object(_ key: String, required: Bool = true) throws(InputError) -> JSONFields? {
-        guard let raw = value[key], !(raw is NSNull) else {
-            if required { throw fail(key, "missing", "add the key; see the forcestage-recording/1 spec") }
-            return nil
-        }
+        guard let raw = try present(key, required) else { return nil }
         guard let o = raw as? [String: Any] else { throw fail(key, "must be an object", "write { ... }") }
         return JSONFields(file: file, path: path.isEmpty ? key : "\(path).\(key)", value: o)
     }

@@ -65,10 +65,11 @@ struct ClassifierTableTests {
     func slowRamp() throws {
         let f = Self.hold(0, 50) + Self.ramp(0, 3.0, 300) + Self.hold(3, 20) + Self.hold(0, 20)
         // 1.0 N is reached at scan 149, 2.5 N at 299. The median adds a scan; the
-        // baseline's slow rise absorbs about 0.02 N of the ramp's first 0.3 N
-        // before the touch freezes it, which costs 2 scans more at 1 N/s.
+        // baseline follows the ramp's first scans (the panel's noise is not yet
+        // known, so a touch is not yet told from drift) and absorbs about
+        // 0.01 N, one scan more at 1 N/s.
         let e = try Self.events(f)
-        #expect(e.map { "\($0.kind.name)@\($0.sample)" } == ["peek@152", "pop@302", "release@371"])
+        #expect(e.map { "\($0.kind.name)@\($0.sample)" } == ["peek@151", "pop@301", "release@371"])
         // Latency is counted from the first scan the classifier itself saw past the level.
         #expect(e.map(\.latencyScans) == [1, 1, 1])
     }
