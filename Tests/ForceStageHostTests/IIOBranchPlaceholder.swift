@@ -1,0 +1,1 @@
+// Placeholder so the iio branch builds before the main branch brings its tests; delete on merge.
