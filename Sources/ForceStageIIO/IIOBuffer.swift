@@ -9,7 +9,7 @@ import Glibc
 ///
 /// Enable the channels first; a refill then holds up to ``scansPerRefill``
 /// whole scans laid out by the kernel's rule, readable through ``bytes``.
-public final class IIOBuffer {
+public final class IIOBuffer: @unchecked Sendable {
     /// The device streamed from.
     public let device: IIODevice
     /// Scans a blocking refill waits for (libiio's `samples_count`).
