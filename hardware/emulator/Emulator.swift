@@ -112,42 +112,36 @@ public final class Emulator {
         let driver = Driver(device: device, recording: recording, options: driverOptions)
         driver.start()
 
-        var iiod: Process?
+        var iiod: Child?
+        let devNull = open("/dev/null", O_WRONLY | O_CLOEXEC)
         var environment = ProcessInfo.processInfo.environment
         environment.removeValue(forKey: MountNamespace.insideMarker)
         environment[EmulatorEnvironment.recording] = recordingPath
         defer {
             driver.state.stop = true
             if let iiod, iiod.isRunning {
-                kill(iiod.processIdentifier, SIGTERM)
-                let deadline = Date().addingTimeInterval(3)
+                iiod.signal(SIGTERM)
+                let deadline = Date().addingTimeInterval(1)
                 while iiod.isRunning && Date() < deadline { usleep(10_000) }
-                if iiod.isRunning { kill(iiod.processIdentifier, SIGKILL) }
-                iiod.waitUntilExit()
+                iiod.signal(SIGKILL)
+                iiod.wait()
             }
+            close(devNull)
         }
         if let port = options.iiodPort {
             // Loopback of the private network namespace, so iiod is reachable only from inside.
-            if let ip = Self.executable("ip") {
-                let up = Process()
-                up.executableURL = URL(fileURLWithPath: ip)
-                up.arguments = ["link", "set", "lo", "up"]
-                try? up.run()
-                up.waitUntilExit()
+            if let ip = Self.executable("ip"), let up = try? Child(path: ip, arguments: ["link", "set", "lo", "up"], environment: environment) {
+                up.wait()
             }
             guard let path = Self.executable("iiod") else {
                 note("iiod not found; install it (apt-get install iiod) or drop --iiod-port")
                 return 3
             }
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: path)
-            p.arguments = ["-p", String(port)]
-            p.environment = environment
-            if !options.verbose {
-                p.standardOutput = FileHandle.nullDevice
-                p.standardError = FileHandle.nullDevice
-            }
-            do { try p.run() } catch {
+            let p: Child
+            do {
+                p = try Child(path: path, arguments: ["-p", String(port)], environment: environment,
+                              stdoutFD: options.verbose ? nil : devNull, stderrFD: options.verbose ? nil : devNull)
+            } catch {
                 note("cannot start iiod: \(error)")
                 return 3
             }
@@ -167,19 +161,20 @@ public final class Emulator {
             note("command \(options.command.first ?? "") not found")
             return 127
         }
-        let command = Process()
-        command.executableURL = URL(fileURLWithPath: exe)
-        command.arguments = Array(options.command.dropFirst())
-        command.environment = environment
         let measure = options.measureLatency ? LatencyMeter() : nil
-        let outPipe = Pipe()
-        if measure != nil { command.standardOutput = outPipe }
-        do { try command.run() } catch {
+        var pipeFDs: [Int32] = [-1, -1]
+        if measure != nil { _ = pipe(&pipeFDs) }
+        let command: Child
+        do {
+            command = try Child(path: exe, arguments: Array(options.command.dropFirst()), environment: environment,
+                                stdoutFD: measure != nil ? pipeFDs[1] : nil, closeInChild: measure != nil ? [pipeFDs[0]] : [])
+        } catch {
             note("cannot run \(first): \(error)")
             return 126
         }
         if let measure {
-            let handle = outPipe.fileHandleForReading
+            close(pipeFDs[1])
+            let handle = FileHandle(fileDescriptor: pipeFDs[0], closeOnDealloc: true)
             let reader = Thread { measure.consume(handle) }
             reader.start()
         }
@@ -192,21 +187,20 @@ public final class Emulator {
             if drainedAt == nil && driver.state.drained { drainedAt = Date() }
             if let d = drainedAt, Date().timeIntervalSince(d) > 0.3 {
                 if signalled == nil {
-                    kill(command.processIdentifier, SIGINT)
+                    command.signal(SIGINT)
                     signalled = (SIGINT, Date())
                 } else if let s = signalled, Date().timeIntervalSince(s.at) > 5 {
                     let next = s.sig == SIGINT ? SIGTERM : SIGKILL
-                    kill(command.processIdentifier, next)
+                    command.signal(next)
                     signalled = (next, Date())
                 }
             }
         }
-        command.waitUntilExit()
+        command.wait()
         if let measure {
             measure.finished.wait()
             print(measure.report(rateHz: recording.metadata.sampleRateHz))
         }
-        if command.terminationReason == .uncaughtSignal { return 128 + command.terminationStatus }
-        return command.terminationStatus
+        return command.exitCode
     }
 }
