@@ -39,13 +39,20 @@ extension ForceStage {
         @Option(help: "Consecutive refill timeouts that count as a lost sensor.")
         var timeoutsBeforeLost: Int = 2
 
-        @Flag(help: "End (exit 0) at the first refill timeout: how an exhausted emulated recording shows.")
+        @Flag(help: "End (exit 0) at the first refill timeout while the device is still present: how an exhausted emulated recording shows.")
         var exitOnTimeout = false
 
         func validate() throws {
             if let s = scansPerRefill, s < 1 { throw ValidationError("--scans-per-refill must be at least 1") }
             if kernelBuffers < 1 { throw ValidationError("--kernel-buffers must be at least 1") }
             if timeoutsBeforeLost < 1 { throw ValidationError("--timeouts-before-lost must be at least 1") }
+        }
+
+        /// Whether a device that timed out is still present: then the silence is the
+        /// end of the data (an exhausted recording), not a lost sensor.
+        private func deviceStillThere(_ dev: IIODevice) -> Bool {
+            guard let context = try? IIOContext(uri: source.uri) else { return false }
+            return (try? context.device(dev.id)) != nil
         }
 
         /// The calibration recording: --calibration, else the emulated one if it matches the device.
@@ -82,6 +89,9 @@ extension ForceStage {
             var pipeline: ForcePipeline?
             var events = EventRing()
             var lastTimestamp: Int64 = 0
+            var lastArrival: Int64 = monotonicNow()
+            // A loss is stamped on the stream's own clock: the last scan's timestamp plus the time since it came.
+            func lossTimestamp() -> Int64 { lastTimestamp &+ (monotonicNow() &- lastArrival) }
             var output = [UInt8]()
             output.reserveCapacity(4096)
 
@@ -145,6 +155,7 @@ extension ForceStage {
                     switch result {
                     case .success:
                         timeouts = 0
+                        lastArrival = monotonicNow()
                         let bytes = buffer.bytes
                         pipeline!.process(scans: bytes, into: &events)
                         if bytes.count >= stream.layout.scanSize, let base = bytes.baseAddress {
@@ -153,17 +164,17 @@ extension ForceStage {
                         flush()
                     case .failure(let e) where e.isCancelled || stop.stopped:
                         break session
-                    case .failure(let e) where e.isTimeout && exitOnTimeout:
+                    case .failure(let e) where e.isTimeout && exitOnTimeout && deviceStillThere(dev):
                         break session
                     case .failure(let e) where e.isTimeout:
                         timeouts += 1
                         if timeouts < timeoutsBeforeLost { continue }
-                        pipeline!.sensorLost(timestampNs: monotonicNow(), into: &events)
+                        pipeline!.sensorLost(timestampNs: lossTimestamp(), into: &events)
                         flush()
                         holder.set(nil)
                         continue session
                     case .failure:
-                        pipeline!.sensorLost(timestampNs: monotonicNow(), into: &events)
+                        pipeline!.sensorLost(timestampNs: lossTimestamp(), into: &events)
                         flush()
                         holder.set(nil)
                         continue session
