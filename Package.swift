@@ -7,6 +7,8 @@ let package = Package(
         .executable(name: "forcestage", targets: ["forcestage"]),
         .library(name: "ForceStageCore", targets: ["ForceStageCore"]),
         .library(name: "ForceStageHost", targets: ["ForceStageHost"]),
+        .library(name: "ForceStageIIO", targets: ["ForceStageIIO"]),
+        .library(name: "ForceStageEmulator", targets: ["ForceStageEmulator"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -30,11 +32,24 @@ let package = Package(
             name: "ForceStageHost",
             dependencies: ["ForceStageCore"]
         ),
+        // Swift over libiio: context, devices, channels, buffers, errno-carrying errors.
+        .target(
+            name: "ForceStageIIO",
+            dependencies: ["CIIO", "ForceStageCore"]
+        ),
+        // Plays the kernel's IIO ABI from a recording inside a private mount namespace.
+        .target(
+            name: "ForceStageEmulator",
+            dependencies: ["ForceStageCore", "ForceStageHost"],
+            path: "hardware/emulator"
+        ),
         .executableTarget(
             name: "forcestage",
             dependencies: [
                 "ForceStageCore",
                 "ForceStageHost",
+                "ForceStageIIO",
+                "ForceStageEmulator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -48,6 +63,11 @@ let package = Package(
         .testTarget(
             name: "ForceStageHostTests",
             dependencies: ["ForceStageCore", "ForceStageHost"]
+        ),
+        // Needs root: runs the built forcestage, iio_info, iio_readdev and iiod in the emulator.
+        .testTarget(
+            name: "ForceStageIIOTests",
+            dependencies: ["ForceStageCore", "ForceStageHost", "ForceStageIIO", "ForceStageEmulator"]
         ),
     ]
 )

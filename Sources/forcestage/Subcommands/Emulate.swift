@@ -1,0 +1,121 @@
+import ArgumentParser
+import ForceStageEmulator
+import Foundation
+
+extension ForceStage {
+    /// `forcestage emulate REC.json [options] -- COMMAND ARGS...`
+    struct Emulate: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Play a recording as a kernel IIO device (sysfs + /dev/iio:device0) in a private mount namespace and run a command against it.",
+            discussion: """
+            Needs root (it mounts tmpfs over /sys/bus and /dev inside its own mount namespace; \
+            nothing outside changes and nothing is left behind). libiio, iio_info, iio_readdev \
+            and iiod run unchanged against the emulated device. The command sees \
+            FORCESTAGE_EMULATED_RECORDING (the recording's path) and, with --iiod-port, \
+            FORCESTAGE_EMULATED_IIOD_URI. Exit status: the command's.
+            """)
+
+        @Argument(help: "The recording's STEM.json (optional with --measure-latency).")
+        var recording: String?
+
+        @Option(help: "Sensor description to emulate (a hardware/sensors/*.json 'sensor' name); default: the one whose IIO name matches the recording.")
+        var sensor: String?
+
+        @Option(help: "Directory of sensor descriptions (default: hardware/sensors found above the executable or the working directory).")
+        var sensorsDir: String?
+
+        @Option(help: "Playback speed over the recording's rate.")
+        var speed: Double = 1
+
+        @Flag(help: "Write scans as fast as the reader takes them.")
+        var asFastAsPossible = false
+
+        @Option(help: "Serve the device through a real iiod on this port (in a private network namespace: reach it at ip:127.0.0.1:PORT).")
+        var iiodPort: Int?
+
+        @Option(help: "Recording time (s) at which the device vanishes from sysfs and /dev.")
+        var vanishAt: Double?
+
+        @Option(help: "Recording time (s) at which it comes back.")
+        var returnAt: Double?
+
+        @Flag(help: "Once every scan has been read, send SIGINT to the command (then SIGTERM, SIGKILL).")
+        var endAfterRecording = false
+
+        @Flag(help: "Measure the time from the write of a scan to its event line on the command's stdout; prints p50/p99/p99.9. Without a recording, plays a synthetic 860 scans/s press train.")
+        var measureLatency = false
+
+        @Option(help: "Length of the synthetic latency recording, seconds.")
+        var measureSeconds: Double = 60
+
+        @Flag(help: "Show emulator notes and iiod's output.")
+        var verbose = false
+
+        @Argument(parsing: .postTerminator, help: "The command to run inside, after --.")
+        var command: [String] = []
+
+        func validate() throws {
+            if recording == nil && !measureLatency { throw ValidationError("give a recording (STEM.json), or --measure-latency") }
+            if command.isEmpty { throw ValidationError("give the command to run after --, e.g. -- iio_info") }
+            if !(speed > 0 && speed.isFinite) { throw ValidationError("--speed must be above 0") }
+            if (vanishAt == nil) != (returnAt == nil) { throw ValidationError("--vanish-at and --return-at go together") }
+            if let v = vanishAt, let r = returnAt, !(v >= 0 && r > v) {
+                throw ValidationError("--return-at must come after --vanish-at, both in seconds of recording time")
+            }
+            if let p = iiodPort, !(1...65535).contains(p) { throw ValidationError("--iiod-port must be 1-65535") }
+            if !(measureSeconds > 1) { throw ValidationError("--measure-seconds must be above 1") }
+        }
+
+        func run() throws {
+            var options = EmulatorOptions()
+            options.recordingPath = recording
+            options.sensorName = sensor
+            options.sensorsDirectory = sensorsDir
+            options.driver.speed = asFastAsPossible ? nil : speed
+            if let v = vanishAt, let r = returnAt { options.driver.vanish = (v, r) }
+            options.iiodPort = iiodPort
+            options.endAfterRecording = endAfterRecording
+            options.measureLatency = measureLatency
+            options.measureSeconds = measureSeconds
+            options.command = command
+            options.verbose = verbose
+
+            if ProcessInfo.processInfo.environment[MountNamespace.insideMarker] != nil {
+                let status = Emulator(options: options).run()
+                throw ExitCode(status)
+            }
+            try reexecInNamespace()
+        }
+
+        /// Runs this same command again under `unshare -m` (and `-n` with iiod), before any
+        /// thread of ours could make the namespace switch unsafe.
+        private func reexecInNamespace() throws {
+            guard geteuid() == 0 else {
+                throw fail("emulate", "needs root to mount the emulated device in a private namespace; run it with sudo", code: 4)
+            }
+            let candidates: [String] = ["/usr/bin/unshare", "/bin/unshare"]
+            let unshare = candidates.first { (path: String) -> Bool in access(path, X_OK) == 0 }
+            guard let unshare else {
+                throw fail("emulate", "unshare not found; install util-linux", code: 4)
+            }
+            var namespaces = ["-m"]
+            if iiodPort != nil { namespaces.append("-n") }
+            let probe = Process()
+            probe.executableURL = URL(fileURLWithPath: unshare)
+            probe.arguments = namespaces + ["--propagation", "private", "true"]
+            probe.standardError = FileHandle.nullDevice
+            do { try probe.run() } catch { throw fail("emulate", "cannot run \(unshare): \(error)", code: 4) }
+            probe.waitUntilExit()
+            guard probe.terminationStatus == 0 else {
+                throw fail("emulate", "cannot create a private mount namespace (unshare \(namespaces.joined(separator: " ")) failed); run as root on a host that allows it (a container needs CAP_SYS_ADMIN)", code: 4)
+            }
+            let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+            let args = [unshare] + namespaces + ["--propagation", "private", "--", me] + Array(CommandLine.arguments.dropFirst())
+            setenv(MountNamespace.insideMarker, MountNamespace.currentNamespace() ?? "unknown", 1)
+            var cargs: [UnsafeMutablePointer<CChar>?] = args.map { strdup($0) }
+            cargs.append(nil)
+            execv(unshare, cargs)
+            throw fail("emulate", "cannot exec \(unshare): \(String(cString: strerror(errno)))", code: 4)
+        }
+    }
+}
