@@ -17,35 +17,20 @@ extension RecordingCalibration {
     /// - Returns: the pipeline, or a one-line reason it cannot be built.
     public func pipeline(layout: ScanLayout, sampleRateHz: Double, slot: (String) -> Int?,
                          timestampSlot: Int?) -> Result<ForcePipeline, PipelineSetupError> {
-        var channels: [(slot: Int, calibration: ChannelCalibration)] = []
-        for f in force {
-            guard let s = slot(f.channel) else { return .failure(PipelineSetupError("force channel \(f.channel) is not in the scan")) }
-            do { channels.append((s, try f.mapping.core())) } catch {
-                return .failure(PipelineSetupError("force channel \(f.channel): \(error.message)"))
+        do {
+            let setup = try PanelSetup(layout: layout, forceChannels: force.map(\.channel), slot: slot,
+                                       forceCalibration: force, settings: classifierSettings,
+                                       sampleRateHz: sampleRateHz, timestampSlot: timestampSlot)
+            return .success(setup.makePipeline())
+        } catch {
+            switch error {
+            case .uncalibrated(let id): return .failure(PipelineSetupError("force channel \(id) has no calibration"))
+            case .notInScan(let id): return .failure(PipelineSetupError("force channel \(id) is not in the scan"))
+            case .badCalibration(let id, let e): return .failure(PipelineSetupError("force channel \(id): \(e.message)"))
+            case .panel(let e): return .failure(PipelineSetupError(e.message))
+            case .settings(let e): return .failure(PipelineSetupError(e.message))
             }
         }
-        let panel: PanelCalibration
-        do { panel = try PanelCalibration(channels, layout: layout) } catch {
-            return .failure(PipelineSetupError(error.message))
-        }
-        let parameters: ClassifierParameters
-        do { parameters = try ClassifierParameters(classifierSettings, sampleRateHz: Float(sampleRateHz)) } catch {
-            return .failure(PipelineSetupError(error.message))
-        }
-        return .success(ForcePipeline(layout: layout, calibration: panel, parameters: parameters, timestampSlot: timestampSlot))
-    }
-}
-
-extension Recording {
-    /// The pipeline for replaying this recording with its own calibration.
-    public func pipeline() -> Result<ForcePipeline, PipelineSetupError> {
-        guard let calibration = metadata.calibration else {
-            return .failure(PipelineSetupError("the recording has no calibration"))
-        }
-        let ids = metadata.channels.sorted { $0.index < $1.index }.map { $0.id }
-        return calibration.pipeline(layout: layout, sampleRateHz: metadata.sampleRateHz,
-                                    slot: { id in ids.firstIndex(of: id) },
-                                    timestampSlot: metadata.timestampChannel.flatMap { ts in ids.firstIndex(of: ts.id) })
     }
 }
 

@@ -16,6 +16,48 @@ public struct PanelSetup: Sendable {
         ForcePipeline(layout: layout, calibration: calibration, parameters: parameters, timestampSlot: timestampSlot)
     }
 
+    /// Why a setup could not be built from a layout and a calibration.
+    public enum Problem: Error, Sendable {
+        /// A force channel has no calibration entry.
+        case uncalibrated(channel: String)
+        /// A force channel is not in the scan layout.
+        case notInScan(channel: String)
+        /// A force channel's calibration is unusable.
+        case badCalibration(channel: String, CalibrationError)
+        /// The channels do not form a panel.
+        case panel(CalibrationError)
+        /// The settings cannot be resolved at the sample rate.
+        case settings(SettingsError)
+    }
+
+    /// Builds the setup for a scan layout: the one place a calibration
+    /// becomes a pipeline, for recordings and live devices alike.
+    ///
+    /// - Parameters:
+    ///   - layout: the layout of the channels actually in each scan.
+    ///   - forceChannels: the ids of the channels summed into the panel's force.
+    ///   - slot: the layout slot of a channel id, `nil` when it is not in the scan.
+    ///   - forceCalibration: per-channel calibration by channel id.
+    ///   - settings: classifier settings.
+    ///   - sampleRateHz: scans per second.
+    ///   - timestampSlot: the slot of the timestamp channel, if any.
+    public init(layout: ScanLayout, forceChannels: [String], slot: (String) -> Int?,
+                forceCalibration: [ForceChannelCalibration], settings: ClassifierSettings,
+                sampleRateHz: Double, timestampSlot: Int?) throws(Problem) {
+        var pairs: [(slot: Int, calibration: ChannelCalibration)] = []
+        for id in forceChannels {
+            guard let entry = forceCalibration.first(where: { $0.channel == id }) else { throw .uncalibrated(channel: id) }
+            guard let s = slot(id) else { throw .notInScan(channel: id) }
+            do { pairs.append((s, try entry.mapping.core())) } catch { throw .badCalibration(channel: id, error) }
+        }
+        do { calibration = try PanelCalibration(pairs, layout: layout) } catch { throw .panel(error) }
+        do { parameters = try ClassifierParameters(settings, sampleRateHz: Float(sampleRateHz)) } catch { throw .settings(error) }
+        self.layout = layout
+        self.settings = settings
+        self.timestampSlot = timestampSlot
+        self.sampleRateHz = sampleRateHz
+    }
+
     /// Builds the setup for `metadata`.
     ///
     /// - Parameters:
@@ -25,6 +67,7 @@ public struct PanelSetup: Sendable {
     ///   - file: named in errors.
     public init(metadata: RecordingMetadata, forceCalibration: [ForceChannelCalibration]? = nil,
                 settings: ClassifierSettings? = nil, file: String) throws(InputError) {
+        let layout: ScanLayout
         do { layout = try metadata.layout() } catch {
             throw InputError(file: file, key: "channels", problem: error.message, hint: "fix the channel list")
         }
@@ -32,33 +75,34 @@ public struct PanelSetup: Sendable {
             throw InputError(file: file, key: "calibration", problem: "the recording has no calibration and no profile was given",
                              hint: "pass --profile PROFILE.toml, or add a calibration block to the recording")
         }
-        var pairs: [(slot: Int, calibration: ChannelCalibration)] = []
-        for channel in metadata.forceChannels {
-            guard let entry = forceCalibration.first(where: { $0.channel == channel.id }) else {
-                throw InputError(file: file, key: "calibration.force", problem: "force channel \"\(channel.id)\" has no calibration",
-                                 hint: "calibrate every force channel")
-            }
-            do {
-                pairs.append((layout.slot(forIndex: channel.index)!, try entry.mapping.core()))
-            } catch {
-                throw InputError(file: file, key: "calibration.force", problem: error.message, hint: "fix the calibration of \"\(channel.id)\"")
-            }
-        }
-        do { calibration = try PanelCalibration(pairs, layout: layout) } catch {
-            throw InputError(file: file, key: "calibration.force", problem: error.message, hint: "fix the force channels")
-        }
+        let resolved: ClassifierSettings
         if let settings {
-            self.settings = settings
+            resolved = settings
         } else if let cal = metadata.calibration {
-            self.settings = ClassifierSettings(peekNewtons: Float(cal.peekNewtons), popNewtons: Float(cal.popNewtons))
+            resolved = cal.classifierSettings
         } else {
             throw InputError(file: file, key: "calibration", problem: "no peek and pop levels", hint: "pass --profile or add calibration.peekNewtons/popNewtons")
         }
-        do { parameters = try ClassifierParameters(self.settings, sampleRateHz: Float(metadata.sampleRateHz)) } catch {
-            throw InputError(file: file, problem: error.message, hint: "fix the settings")
+        let channels = metadata.channels
+        func slot(_ id: String) -> Int? { channels.first { $0.id == id }.flatMap { layout.slot(forIndex: $0.index) } }
+        do {
+            try self.init(layout: layout, forceChannels: metadata.forceChannels.map(\.id), slot: slot,
+                          forceCalibration: forceCalibration, settings: resolved, sampleRateHz: metadata.sampleRateHz,
+                          timestampSlot: metadata.timestampChannel.flatMap { layout.slot(forIndex: $0.index) })
+        } catch {
+            switch error {
+            case .uncalibrated(let id):
+                throw InputError(file: file, key: "calibration.force", problem: "force channel \"\(id)\" has no calibration",
+                                 hint: "calibrate every force channel")
+            case .notInScan(let id):
+                throw InputError(file: file, key: "channels", problem: "force channel \"\(id)\" is not in the scan", hint: "fix the channel list")
+            case .badCalibration(let id, let e):
+                throw InputError(file: file, key: "calibration.force", problem: e.message, hint: "fix the calibration of \"\(id)\"")
+            case .panel(let e):
+                throw InputError(file: file, key: "calibration.force", problem: e.message, hint: "fix the force channels")
+            case .settings(let e):
+                throw InputError(file: file, problem: e.message, hint: "fix the settings")
+            }
         }
-        let layout = self.layout
-        timestampSlot = metadata.timestampChannel.flatMap { layout.slot(forIndex: $0.index) }
-        sampleRateHz = metadata.sampleRateHz
     }
 }
