@@ -57,7 +57,6 @@ public struct Classifier: Sendable {
     /// Mean absolute scan-to-scan change of the spike-filtered reading while
     /// idle: the panel's noise, which sets how small a rise counts as a touch.
     @usableFromInline internal var _noise: Float = 0
-    @usableFromInline internal var _lastFiltered: Float = 0
     /// The smoothed reading's change per scan, itself smoothed: slow drift
     /// versus the rise of a press.
     @usableFromInline internal var _slope: Float = 0
@@ -73,6 +72,19 @@ public struct Classifier: Sendable {
     @usableFromInline internal var _popCrossing = _Crossing()
     @usableFromInline internal var _releaseCrossing = _Crossing()
     @usableFromInline internal var _lastForce: Float = 0
+    /// The spike-filtered readings of the current block; the baseline
+    /// tracker runs once per full block, on the block's mean and spread.
+    @usableFromInline internal var _block = SIMD16<Float>()
+    @usableFromInline internal var _blockFill: Int32 = 0
+    /// Per scan of the current block, 1 where no press (or fault) was in
+    /// progress: only those readings tell the unloaded panel.
+    @usableFromInline internal var _blockIdle = SIMD16<Int32>()
+    /// Blocks taken whole by the fast path (for the benchmark's report).
+    public var fastBlocks: Int64 { _fastBlocks }
+    @usableFromInline internal var _fastBlocks: Int64 = 0
+
+    /// Scans per baseline-tracking block, and per fast-path step.
+    public static let blockScans = 16
 
     /// Creates a classifier.
     public init(parameters: ClassifierParameters) {
@@ -100,7 +112,7 @@ public struct Classifier: Sendable {
         let filtered: Float
         if p.spikeRejection && _history >= 2 {
             let a = _older, b = _previous, c = force
-            filtered = max(min(a, b), min(max(a, b), c))
+            filtered = _median(a, b, c)
             if abs(filtered - b) > p.peek * 0.25 && abs(a - c) < abs(b - a) { _spikesRejected &+= 1 }
         } else {
             filtered = force
@@ -125,11 +137,18 @@ public struct Classifier: Sendable {
         if _pressLock > 0 { _pressLock &-= 1 }
         if _releaseLock > 0 { _releaseLock &-= 1 }
 
+        let pressedBefore = state != .idle
         if !suspended {
             _decide(y: y, sample: sample, timestampNs: timestampNs, into: &events)
         }
         if p.baselineEnabled {
-            _trackBaseline(filtered)
+            _block[Int(_blockFill)] = filtered
+            _blockIdle[Int(_blockFill)] = pressedBefore || state != .idle || suspended ? 0 : 1
+            _blockFill &+= 1
+            if _blockFill == Int32(Classifier.blockScans) {
+                _blockFill = 0
+                _trackBaseline(block: _block, idle: _blockIdle .!= 0)
+            }
         }
     }
 
@@ -176,36 +195,65 @@ public struct Classifier: Sendable {
                                    latencyScans: Int32(truncatingIfNeeded: latency), latencyNs: latencyNs))
     }
 
-    /// Follows the unloaded panel: quickly downwards (relaxation after a
-    /// press), slowly upwards (drift), never while pressed or touched.
+    /// Follows the unloaded panel once per block of ``blockScans`` scans:
+    /// quickly downwards (relaxation after a press), slowly upwards (drift),
+    /// never while pressed or touched. Both the per-scan path and the fast
+    /// path call this with the same block, so they track identically.
     @inlinable
-    internal mutating func _trackBaseline(_ filtered: Float) {
+    internal mutating func _trackBaseline(block v: SIMD16<Float>, idle: SIMDMask<SIMD16<Int32>>) {
         let p = parameters
-        if !_seeded {
+        // Readings taken during a press would drag the baseline up: only the
+        // idle ones count, and a block with fewer than four is skipped.
+        let ones = SIMD16<Int32>(repeating: 1)
+        let count = SIMD16<Int32>().replacing(with: ones, where: idle).wrappedSum()
+        guard count >= 4 && !suspended else {
+            // After a press, smoothing starts afresh from the first idle block.
+            _seeded = false
+            return
+        }
+        let whole = count == 16
+        let kept = whole ? v : SIMD16<Float>().replacing(with: v, where: idle)
+        let mean = _sum16(kept) / Float(count)
+        // The noise: the mean absolute residual about the block's straight-line
+        // trend, which a slow ramp or drift inside the block does not inflate.
+        let ramp = SIMD16<Float>(-7.5, -6.5, -5.5, -4.5, -3.5, -2.5, -1.5, -0.5,
+                                 0.5, 1.5, 2.5, 3.5, 4.5, 5.5, 6.5, 7.5)
+        let trend = _sum16((v - mean) * ramp) * (1 / 340)
+        let residual = v - (mean + trend * ramp)
+        let spread = _sum16(residual.replacing(with: -residual, where: residual .< 0)) * (1 / 16)
+        // Freshly seeded (start, or the first idle block after a press): the
+        // rise rate is not known yet, so the baseline may fall but not rise.
+        let fresh = !_seeded
+        if fresh {
             _seeded = true
-            _smoothed = filtered
+            _smoothed = mean
+            _slope = 0
         }
         let previous = _smoothed
-        _smoothed += p.baselineSmoothing * (filtered - _smoothed)
-        _slope += p.slopeSmoothing * ((_smoothed - previous) - _slope)
-        let step = abs(filtered - _lastFiltered)
-        _lastFiltered = filtered
-        guard state == .idle && !suspended else { return }
+        _smoothed += p.blockSmoothing * (mean - _smoothed)
+        _slope += p.blockSlopeSmoothing * ((_smoothed - previous) * (1 / 16) - _slope)
+        // Frozen while pressed.
+        guard state == .idle else {
+            _seeded = false
+            return
+        }
         let d = _smoothed - baseline
         // A touch is a rise several noise widths above the baseline (capped
         // by the configured fraction of the peek level) that is faster than
         // drift: on a quiet panel a slow press freezes the baseline long
         // before it can absorb any of it, while drift is still followed.
-        if d < p.touchBand { _noise += p.baselineFall * (min(step, p.touchBand) - _noise) }
-        let touch = min(p.touchBand, max(p.touchBand * 0.05, 8 * _noise))
+        // The touch level comes from the noise measured so far: a block with a
+        // press starting in it must not widen its own threshold.
+        let touch = min(p.touchBand, max(p.touchBand * 0.05, 11 * _noise))
+        if whole && d < touch { _noise += p.blockFall * (min(spread, p.touchBand) - _noise) }
         if _warmup > 0 {
-            _warmup &-= 1
-            if abs(d) < p.touchBand { _baseline += p.baselineFall * d }
+            _warmup &-= Int32(Classifier.blockScans)
+            if abs(d) < p.touchBand { _baseline += p.blockFall * d }
         } else if d < 0 {
-            _baseline += p.baselineFall * d
-        } else if d < touch || (d < p.touchBand && _slope < p.driftPerScan) {
+            _baseline += p.blockFall * d
+        } else if !fresh && (d < touch || (d < p.touchBand && _slope < p.driftPerScan)) {
             // Quiet, or rising no faster than drift does: follow it slowly.
-            _baseline += p.baselineRise * d
+            _baseline += p.blockRise * d
         }
     }
 
@@ -238,4 +286,116 @@ public struct Classifier: Sendable {
             _state = .idle
         }
     }
+    /// Classifies up to `count` consecutive scans, taking quiet blocks whole;
+    /// returns how many it took.
+    ///
+    /// It stops early rather than let the event ring overflow: drain `events`
+    /// and call again with the rest. The events and state are exactly those of
+    /// calling ``step(force:sample:timestampNs:into:)`` for each scan in turn.
+    /// - Complexity: O(count), no allocation.
+    @inlinable
+    public mutating func step(forces: UnsafePointer<Float>, timestamps: UnsafePointer<Int64>, count: Int,
+                              firstSample: Int64, into events: inout EventRing) -> Int {
+        var i = 0
+        let n = Classifier.blockScans
+        while i < count {
+            if i >= 2 && _blockFill == 0 && count - i >= n {
+                // A block may raise up to two events a scan: it waits for a drained ring.
+                if !events.isEmpty { break }
+                let raw = UnsafeRawPointer(forces + (i - 2))
+                let a = raw.loadUnaligned(as: SIMD16<Float>.self)
+                let b = raw.loadUnaligned(fromByteOffset: 4, as: SIMD16<Float>.self)
+                let c = raw.loadUnaligned(fromByteOffset: 8, as: SIMD16<Float>.self)
+                if stepBlock(older: a, previous: b, forces: c, firstSample: firstSample &+ Int64(i),
+                             firstTimestampNs: timestamps[i]) {
+                    i &+= n
+                    continue
+                }
+            }
+            guard 64 - events.count >= 2 else { break }
+            step(force: forces[i], sample: firstSample &+ Int64(i), timestampNs: timestamps[i], into: &events)
+            i &+= 1
+        }
+        return i
+    }
+
+    /// The fast path: takes a whole block of ``blockScans`` scans at once
+    /// when nothing in it can change the state or emit an event, and
+    /// returns false (having changed nothing) otherwise.
+    ///
+    /// - Parameters:
+    ///   - older: the readings two scans before each of the block's scans.
+    ///   - previous: the readings one scan before each of the block's scans.
+    ///   - forces: the block's readings.
+    /// - Precondition: `older[0]` and `previous[0]` are the last two readings stepped.
+    @inlinable
+    public mutating func stepBlock(older a: SIMD16<Float>, previous b: SIMD16<Float>, forces c: SIMD16<Float>,
+                                   firstSample: Int64, firstTimestampNs: Int64) -> Bool {
+        let p = parameters
+        guard _blockFill == 0 && _history >= 2 && !suspended && p.spikeRejection && p.baselineEnabled else {
+            return false
+        }
+        let top = max(a.max(), c.max())
+        let bottom = min(a.min(), c.min())
+        // No spike can be counted where the whole window spans less than the spike size.
+        guard top - bottom <= p.peek * 0.25 else { return false }
+        let high = top - baseline, low = bottom - baseline
+        // Every reading on one side of each level: runs and crossings advance in closed form.
+        let abovePeek = low >= p.peek, belowPeek = high < p.peek
+        let abovePop = low >= p.pop, belowPop = high < p.pop
+        let aboveRelease = low >= p.release, belowRelease = high < p.release
+        guard abovePeek || belowPeek, abovePop || belowPop, aboveRelease || belowRelease else { return false }
+        let lastSample = firstSample &+ Int64(Classifier.blockScans - 1)
+        switch state {
+        case .idle:
+            guard belowPeek else { return false }
+        case .peeking:
+            guard belowPop && aboveRelease else { return false }
+            if p.holdScans > 0 && !_holdDone && lastSample &- _peekSample >= p.holdScans { return false }
+        case .popped:
+            guard aboveRelease else { return false }
+        }
+        let filtered = _median(a, b, c)
+        let n = Int32(Classifier.blockScans)
+        _older = c[14]
+        _previous = c[15]
+        _lastForce = filtered[15] - baseline
+        _peekCrossing.update(abovePeek, sample: firstSample, timestampNs: firstTimestampNs)
+        _popCrossing.update(abovePop, sample: firstSample, timestampNs: firstTimestampNs)
+        _releaseCrossing.update(belowRelease, sample: firstSample, timestampNs: firstTimestampNs)
+        _peekRun = abovePeek ? _peekRun &+ n : 0
+        _popRun = abovePop ? _popRun &+ n : 0
+        _releaseRun = belowRelease ? _releaseRun &+ n : 0
+        _pressLock = max(0, _pressLock &- n)
+        _releaseLock = max(0, _releaseLock &- n)
+        let idle = state == .idle
+        _trackBaseline(block: filtered, idle: SIMDMask(repeating: idle))
+        _fastBlocks &+= 1
+        return true
+    }
+}
+
+/// The median of three, with the same comparisons as the vector form.
+@inlinable
+internal func _median(_ a: Float, _ b: Float, _ c: Float) -> Float {
+    let lo = b < a ? b : a, hi = a < b ? b : a
+    let m = c < hi ? c : hi
+    return lo < m ? m : lo
+}
+
+/// The median of three, lane by lane: exactly ``_median(_:_:_:)`` in each lane.
+@inlinable
+internal func _median(_ a: SIMD16<Float>, _ b: SIMD16<Float>, _ c: SIMD16<Float>) -> SIMD16<Float> {
+    let lo = a.replacing(with: b, where: b .< a), hi = a.replacing(with: b, where: a .< b)
+    let m = hi.replacing(with: c, where: c .< hi)
+    return lo.replacing(with: m, where: lo .< m)
+}
+
+/// A sum in a fixed pairwise order, so that every caller gets the same bits.
+@inlinable
+internal func _sum16(_ v: SIMD16<Float>) -> Float {
+    let h8 = v.lowHalf + v.highHalf
+    let h4 = h8.lowHalf + h8.highHalf
+    let h2 = h4.lowHalf + h4.highHalf
+    return h2[0] + h2[1]
 }

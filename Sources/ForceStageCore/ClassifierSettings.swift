@@ -158,6 +158,12 @@ public struct ClassifierParameters: Equatable, BitwiseCopyable, Sendable {
     public var driftPerScan: Float
     /// Smoothing of the reading's slope.
     public var slopeSmoothing: Float
+    /// The smoothing factors above compounded over one block of
+    /// ``Classifier/blockScans`` scans: the baseline tracker runs per block.
+    public var blockRise: Float
+    public var blockFall: Float
+    public var blockSmoothing: Float
+    public var blockSlopeSmoothing: Float
     /// Scans of identical raw values before `stuck`; 0 disables.
     public var stuckScans: Int32
     public var saturationScans: Int32
@@ -194,6 +200,16 @@ public struct ClassifierParameters: Equatable, BitwiseCopyable, Sendable {
         warmupScans = scans(settings.baseline.warmupMilliseconds)
         driftPerScan = settings.baseline.maximumDriftNewtonsPerSecond / sampleRateHz
         slopeSmoothing = alpha(250)
+        // 1 - (1 - a)^16 by squaring: the same decay per block as per-scan steps.
+        func perBlock(_ a: Float) -> Float {
+            var keep = 1 - a
+            for _ in 0..<4 { keep *= keep }
+            return 1 - keep
+        }
+        blockRise = perBlock(baselineRise)
+        blockFall = perBlock(baselineFall)
+        blockSmoothing = perBlock(baselineSmoothing)
+        blockSlopeSmoothing = perBlock(slopeSmoothing)
         stuckScans = scans(settings.stuckMilliseconds)
         saturationScans = Int32(max(1, min(settings.saturationScans, Int(Int32.max))))
         periodNs = Int64((1_000_000_000 / sampleRateHz).rounded())

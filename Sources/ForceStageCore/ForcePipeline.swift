@@ -151,19 +151,111 @@ public struct ForcePipeline: Sendable {
         }
     }
 
-    /// Processes every whole scan in `bytes`; returns how many bytes were consumed
-    /// (a trailing partial scan is left for the caller).
+    /// Events one scan can raise at most (saturated, stuck or recovered,
+    /// release, peek, pop), and so the free room the batch path keeps in the ring.
+    public static let maximumEventsPerScan = 4
+
+    /// Processes the whole scans in `bytes`; returns how many bytes were consumed.
+    ///
+    /// A trailing partial scan is left for the caller, and so are the scans
+    /// after the point where the event ring could fill up: drain `events` and
+    /// call again with the rest (a loop until `bytes` is consumed), and no
+    /// event is ever lost.
+    ///
+    /// Whole blocks of ``Classifier/blockScans`` scans go through the fast path
+    /// where they can; the events and counters are exactly those of calling
+    /// ``process(scan:into:)`` for each scan.
     @inlinable
-    @discardableResult
     public mutating func process(scans bytes: UnsafeRawBufferPointer, into events: inout EventRing) -> Int {
         guard let base = bytes.baseAddress else { return 0 }
         let size = layout.scanSize
+        let block = Classifier.blockScans * size
+        let perScan = ForcePipeline.maximumEventsPerScan
         var offset = 0
         while offset + size <= bytes.count {
+            if bytes.count - offset >= block && _classifier._blockFill == 0 && _classifier._history >= 2 {
+                // A block may raise up to blockScans × 4 events: it waits for a drained ring.
+                if !events.isEmpty { break }
+                if _processBlock(base + offset, into: &events) {
+                    offset += block
+                    continue
+                }
+            }
+            guard 64 - events.count >= perScan else { break }
             process(scan: base + offset, into: &events)
             offset += size
         }
         return offset
+    }
+
+    /// Decodes a block of ``Classifier/blockScans`` scans and checks their
+    /// health; when nothing in it can raise a health event, commits the
+    /// block's counters and hands its forces to the classifier at once.
+    /// Returns false, having changed nothing, otherwise.
+    @inlinable
+    internal mutating func _processBlock(_ scans: UnsafeRawPointer, into events: inout EventRing) -> Bool {
+        guard !_stuck && !_saturated && !_lost && !_classifier.suspended else { return false }
+        let p = _classifier.parameters
+        let size = layout.scanSize
+        let first = _nextSample
+        var window = SIMD32<Float>()
+        window[0] = _classifier._older
+        window[1] = _classifier._previous
+        var stamps = SIMD16<Int64>()
+        var lastRaw = _lastRaw
+        var lastTimestamp = _lastTimestamp
+        var stuckRun = _stuckRun
+        var gaps: Int64 = 0
+        var dropped: Int64 = 0
+        for k in 0..<Classifier.blockScans {
+            let scan = scans + k * size
+            let sample = first &+ Int64(k)
+            let ts = timestamp(scan: scan, sample: sample)
+            if _timestampSlot >= 0 && sample > 0 {
+                let gap = ts &- lastTimestamp
+                if gap > p.periodNs &+ p.periodNs / 2 {
+                    gaps &+= 1
+                    dropped &+= (gap &+ p.periodNs / 2) / p.periodNs &- 1
+                }
+            }
+            lastTimestamp = ts
+            stamps[k] = ts
+            var total: Float = 0
+            var same = sample > 0
+            for i in 0..<calibration.count {
+                let channel = layout[calibration.slot(i)]
+                let raw = channel.format.decode(scan + channel.offset)
+                if raw != lastRaw[i] { same = false }
+                lastRaw[i] = raw
+                // A scan on a rail raises `saturated`: the per-scan path handles it.
+                if raw <= channel.format.minimumRaw || raw >= channel.format.maximumRaw { return false }
+                total += calibration.calibration(i).newtons(forRaw: raw)
+            }
+            stuckRun = same ? stuckRun &+ 1 : 0
+            if p.stuckScans > 0 && stuckRun == p.stuckScans { return false }
+            window[k + 2] = total
+        }
+        // Nothing here can raise a health event: commit what the per-scan path would have.
+        _nextSample &+= Int64(Classifier.blockScans)
+        _counters.scans &+= Int64(Classifier.blockScans)
+        _counters.timestampGaps &+= gaps
+        _counters.droppedScans &+= dropped
+        _lastTimestamp = lastTimestamp
+        _lastRaw = lastRaw
+        _stuckRun = stuckRun
+        _saturatedRun = 0
+        _lastForce = window[Classifier.blockScans + 1]
+        let (a, b, c) = withUnsafeBytes(of: window) { raw in
+            (raw.loadUnaligned(as: SIMD16<Float>.self),
+             raw.loadUnaligned(fromByteOffset: 4, as: SIMD16<Float>.self),
+             raw.loadUnaligned(fromByteOffset: 8, as: SIMD16<Float>.self))
+        }
+        if !_classifier.stepBlock(older: a, previous: b, forces: c, firstSample: first, firstTimestampNs: stamps[0]) {
+            for k in 0..<Classifier.blockScans {
+                _classifier.step(force: c[k], sample: first &+ Int64(k), timestampNs: stamps[k], into: &events)
+            }
+        }
+        return true
     }
 
     /// The sensor could not be read: reports `lost`, releases a press in

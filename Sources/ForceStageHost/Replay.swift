@@ -25,8 +25,9 @@ public func replay(_ recording: Recording, setup: PanelSetup, finish: Bool = tru
     var events: [ForceEvent] = []
     events.reserveCapacity(64)
     let scanSize = setup.layout.scanSize
-    // Eight scans per chunk keeps the ring far from full (at most four events a scan).
-    let chunk = 8 * scanSize
+    // Two fast-path blocks per chunk: the ring (64 events) is drained after
+    // each, far more often than even a burst of presses fills it.
+    let chunk = 2 * Classifier.blockScans * scanSize
     recording.scans.withUnsafeBytes { raw in
         var offset = 0
         while offset < raw.count {

@@ -157,7 +157,12 @@ extension ForceStage {
                         timeouts = 0
                         lastArrival = monotonicNow()
                         let bytes = buffer.bytes
-                        pipeline!.process(scans: bytes, into: &events)
+                        // The pipeline takes what the event ring has room for; flush and go on.
+                        var consumed = 0
+                        while bytes.count - consumed >= stream.layout.scanSize {
+                            consumed += pipeline!.process(scans: UnsafeRawBufferPointer(rebasing: bytes[consumed...]), into: &events)
+                            flush()
+                        }
                         if bytes.count >= stream.layout.scanSize, let base = bytes.baseAddress {
                             lastTimestamp = pipeline!.timestamp(scan: base + bytes.count - stream.layout.scanSize, sample: pipeline!.nextSample - 1)
                         }
