@@ -9,10 +9,11 @@ let package = Package(
         .library(name: "ForceStageHost", targets: ["ForceStageHost"]),
         .library(name: "ForceStageIIO", targets: ["ForceStageIIO"]),
         .library(name: "ForceStageEmulator", targets: ["ForceStageEmulator"]),
+        .library(name: "ForceStageBench", targets: ["ForceStageBench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        // Counts malloc calls, so tests can show the per-scan path allocates nothing.
+        // Counts malloc calls, so tests and `forcestage bench` can show the per-scan path allocates nothing.
         .package(url: "https://github.com/ordo-one/malloc-interposer", from: "1.6.1"),
     ],
     targets: [
@@ -43,6 +44,14 @@ let package = Package(
             dependencies: ["ForceStageCore", "ForceStageHost"],
             path: "hardware/emulator"
         ),
+        // The measured loops and baselines, shared by `forcestage bench` and Benchmarks/.
+        .target(
+            name: "ForceStageBench",
+            dependencies: [
+                "CIIO", "ForceStageCore", "ForceStageHost",
+                .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
+            ]
+        ),
         .executableTarget(
             name: "forcestage",
             dependencies: [
@@ -50,6 +59,7 @@ let package = Package(
                 "ForceStageHost",
                 "ForceStageIIO",
                 "ForceStageEmulator",
+                "ForceStageBench",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

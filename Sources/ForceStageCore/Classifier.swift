@@ -74,11 +74,11 @@ public struct Classifier: Sendable {
     @usableFromInline internal var _lastForce: Float = 0
     /// The spike-filtered readings of the current block; the baseline
     /// tracker runs once per full block, on the block's mean and spread.
-    @usableFromInline internal var _block = SIMD16<Float>()
+    @usableFromInline internal var _block = InlineArray<16, Float>(repeating: 0)
     @usableFromInline internal var _blockFill: Int32 = 0
     /// Per scan of the current block, 1 where no press (or fault) was in
     /// progress: only those readings tell the unloaded panel.
-    @usableFromInline internal var _blockIdle = SIMD16<Int32>()
+    @usableFromInline internal var _blockIdle = InlineArray<16, Int32>(repeating: 0)
     /// Blocks taken whole by the fast path (for the benchmark's report).
     public var fastBlocks: Int64 { _fastBlocks }
     @usableFromInline internal var _fastBlocks: Int64 = 0
@@ -107,13 +107,12 @@ public struct Classifier: Sendable {
     /// - Complexity: O(1), no allocation.
     @inlinable
     public mutating func step(force: Float, sample: Int64, timestampNs: Int64, into events: inout EventRing) {
-        let p = parameters
         // Spike rejection: the median of the last three readings.
         let filtered: Float
-        if p.spikeRejection && _history >= 2 {
+        if _parameters.spikeRejection && _history >= 2 {
             let a = _older, b = _previous, c = force
             filtered = _median(a, b, c)
-            if abs(filtered - b) > p.peek * 0.25 && abs(a - c) < abs(b - a) { _spikesRejected &+= 1 }
+            if abs(filtered - b) > _parameters.peek * 0.25 && abs(a - c) < abs(b - a) { _spikesRejected &+= 1 }
         } else {
             filtered = force
         }
@@ -121,64 +120,66 @@ public struct Classifier: Sendable {
         _previous = force
         if _history < 2 { _history &+= 1 }
 
-        let x = force - baseline
-        let y = filtered - baseline
+        let x = force - _baseline
+        let y = filtered - _baseline
         _lastForce = y
 
         // Latency accounting runs on the unfiltered readings.
-        _peekCrossing.update(x >= p.peek, sample: sample, timestampNs: timestampNs)
-        _popCrossing.update(x >= p.pop, sample: sample, timestampNs: timestampNs)
-        _releaseCrossing.update(x < p.release, sample: sample, timestampNs: timestampNs)
+        _peekCrossing.update(x >= _parameters.peek, sample: sample, timestampNs: timestampNs)
+        _popCrossing.update(x >= _parameters.pop, sample: sample, timestampNs: timestampNs)
+        _releaseCrossing.update(x < _parameters.release, sample: sample, timestampNs: timestampNs)
 
         // Debounce runs on the filtered readings.
-        _peekRun = y >= p.peek ? _peekRun &+ 1 : 0
-        _popRun = y >= p.pop ? _popRun &+ 1 : 0
-        _releaseRun = y < p.release ? _releaseRun &+ 1 : 0
+        _peekRun = y >= _parameters.peek ? _peekRun &+ 1 : 0
+        _popRun = y >= _parameters.pop ? _popRun &+ 1 : 0
+        _releaseRun = y < _parameters.release ? _releaseRun &+ 1 : 0
         if _pressLock > 0 { _pressLock &-= 1 }
         if _releaseLock > 0 { _releaseLock &-= 1 }
 
-        let pressedBefore = state != .idle
-        if !suspended {
+        let pressedBefore = _state != .idle
+        if !_suspended {
             _decide(y: y, sample: sample, timestampNs: timestampNs, into: &events)
         }
-        if p.baselineEnabled {
+        if _parameters.baselineEnabled {
             _block[Int(_blockFill)] = filtered
-            _blockIdle[Int(_blockFill)] = pressedBefore || state != .idle || suspended ? 0 : 1
+            _blockIdle[Int(_blockFill)] = pressedBefore || _state != .idle || _suspended ? 0 : 1
             _blockFill &+= 1
             if _blockFill == Int32(Classifier.blockScans) {
                 _blockFill = 0
-                _trackBaseline(block: _block, idle: _blockIdle .!= 0)
+                // Scalars are stored one by one (no vector insert per scan), loaded as vectors once.
+                let values = withUnsafeBytes(of: _block) { $0.loadUnaligned(as: SIMD16<Float>.self) }
+                let idle = withUnsafeBytes(of: _blockIdle) { $0.loadUnaligned(as: SIMD16<Int32>.self) }
+                _trackBaseline(block: values, idle: idle .!= 0)
             }
         }
     }
 
     @inlinable
     internal mutating func _decide(y: Float, sample: Int64, timestampNs: Int64, into events: inout EventRing) {
-        let p = parameters
-        if state == .idle {
-            guard _pressLock == 0 && _peekRun >= p.pressScans else { return }
+        if _state == .idle {
+            guard _pressLock == 0 && _peekRun >= _parameters.pressScans else { return }
             _emit(.peek, crossing: _peekCrossing, force: y, sample: sample, timestampNs: timestampNs, into: &events)
             _state = .peeking
             _peekSample = sample
             _holdDone = false
-            _releaseLock = p.pressLockScans
+            _releaseLock = _parameters.pressLockScans
         }
-        if state == .peeking {
-            if _popRun >= p.pressScans {
+        if _state == .peeking {
+            if _popRun >= _parameters.pressScans {
                 _emit(.pop, crossing: _popCrossing, force: y, sample: sample, timestampNs: timestampNs, into: &events)
                 _state = .popped
-                _releaseLock = p.pressLockScans
+                _releaseLock = _parameters.pressLockScans
                 return
             }
-            if p.holdScans > 0 && !_holdDone && sample &- _peekSample >= p.holdScans {
+            if _parameters.holdScans > 0 && !_holdDone && sample &- _peekSample >= _parameters.holdScans {
                 _holdDone = true
                 _emit(.hold, crossing: nil, force: y, sample: sample, timestampNs: timestampNs, into: &events)
             }
         }
-        if _releaseLock == 0 && _releaseRun >= p.releaseScans {
+        if _releaseLock == 0 && _releaseRun >= _parameters.releaseScans {
             _emit(.release, crossing: _releaseCrossing, force: y, sample: sample, timestampNs: timestampNs, into: &events)
             _state = .idle
-            _pressLock = p.releaseLockScans
+            _pressLock = _parameters.releaseLockScans
         }
     }
 
@@ -201,12 +202,13 @@ public struct Classifier: Sendable {
     /// path call this with the same block, so they track identically.
     @inlinable
     internal mutating func _trackBaseline(block v: SIMD16<Float>, idle: SIMDMask<SIMD16<Int32>>) {
-        let p = parameters
         // Readings taken during a press would drag the baseline up: only the
         // idle ones count, and a block with fewer than four is skipped.
         let ones = SIMD16<Int32>(repeating: 1)
-        let count = SIMD16<Int32>().replacing(with: ones, where: idle).wrappedSum()
-        guard count >= 4 && !suspended else {
+        let counted = SIMD16<Int32>().replacing(with: ones, where: idle)
+        let c8 = counted.lowHalf &+ counted.highHalf, c4 = c8.lowHalf &+ c8.highHalf, c2 = c4.lowHalf &+ c4.highHalf
+        let count = c2[0] &+ c2[1]
+        guard count >= 4 && !_suspended else {
             // After a press, smoothing starts afresh from the first idle block.
             _seeded = false
             return
@@ -230,37 +232,37 @@ public struct Classifier: Sendable {
             _slope = 0
         }
         let previous = _smoothed
-        _smoothed += p.blockSmoothing * (mean - _smoothed)
-        _slope += p.blockSlopeSmoothing * ((_smoothed - previous) * (1 / 16) - _slope)
+        _smoothed += _parameters.blockSmoothing * (mean - _smoothed)
+        _slope += _parameters.blockSlopeSmoothing * ((_smoothed - previous) * (1 / 16) - _slope)
         // Frozen while pressed.
-        guard state == .idle else {
+        guard _state == .idle else {
             _seeded = false
             return
         }
-        let d = _smoothed - baseline
+        let d = _smoothed - _baseline
         // A touch is a rise several noise widths above the baseline (capped
         // by the configured fraction of the peek level) that is faster than
         // drift: on a quiet panel a slow press freezes the baseline long
         // before it can absorb any of it, while drift is still followed.
         // The touch level comes from the noise measured so far: a block with a
         // press starting in it must not widen its own threshold.
-        let touch = min(p.touchBand, max(p.touchBand * 0.05, 11 * _noise))
-        if whole && d < touch { _noise += p.blockFall * (min(spread, p.touchBand) - _noise) }
+        let touch = min(_parameters.touchBand, max(_parameters.touchBand * 0.05, 11 * _noise))
+        if whole && d < touch { _noise += _parameters.blockFall * (min(spread, _parameters.touchBand) - _noise) }
         if _warmup > 0 {
             _warmup &-= Int32(Classifier.blockScans)
-            if abs(d) < p.touchBand { _baseline += p.blockFall * d }
+            if abs(d) < _parameters.touchBand { _baseline += _parameters.blockFall * d }
         } else if d < 0 {
-            _baseline += p.blockFall * d
-        } else if !fresh && (d < touch || (d < p.touchBand && _slope < p.driftPerScan)) {
+            _baseline += _parameters.blockFall * d
+        } else if !fresh && (d < touch || (d < _parameters.touchBand && _slope < _parameters.driftPerScan)) {
             // Quiet, or rising no faster than drift does: follow it slowly.
-            _baseline += p.blockRise * d
+            _baseline += _parameters.blockRise * d
         }
     }
 
     /// A sensor fault (stuck, lost): a press in progress is released, so that
     /// every begin gets an end, and classification waits for ``sensorRecovered()``.
     public mutating func sensorFault(sample: Int64, timestampNs: Int64, into events: inout EventRing) {
-        if state != .idle {
+        if _state != .idle {
             _emit(.release, crossing: nil, force: _lastForce, sample: sample, timestampNs: timestampNs, into: &events)
             _state = .idle
         }
@@ -281,7 +283,7 @@ public struct Classifier: Sendable {
 
     /// Ends a press in progress (shutdown): emits `release` if needed.
     public mutating func finish(sample: Int64, timestampNs: Int64, into events: inout EventRing) {
-        if state != .idle {
+        if _state != .idle {
             _emit(.release, crossing: nil, force: _lastForce, sample: sample, timestampNs: timestampNs, into: &events)
             _state = .idle
         }
@@ -331,27 +333,26 @@ public struct Classifier: Sendable {
     @inlinable
     public mutating func stepBlock(older a: SIMD16<Float>, previous b: SIMD16<Float>, forces c: SIMD16<Float>,
                                    firstSample: Int64, firstTimestampNs: Int64) -> Bool {
-        let p = parameters
-        guard _blockFill == 0 && _history >= 2 && !suspended && p.spikeRejection && p.baselineEnabled else {
+        guard _blockFill == 0 && _history >= 2 && !_suspended && _parameters.spikeRejection && _parameters.baselineEnabled else {
             return false
         }
-        let top = max(a.max(), c.max())
-        let bottom = min(a.min(), c.min())
+        let top = _max16(_max16(a, c))
+        let bottom = _min16(_min16(a, c))
         // No spike can be counted where the whole window spans less than the spike size.
-        guard top - bottom <= p.peek * 0.25 else { return false }
-        let high = top - baseline, low = bottom - baseline
+        guard top - bottom <= _parameters.peek * 0.25 else { return false }
+        let high = top - _baseline, low = bottom - _baseline
         // Every reading on one side of each level: runs and crossings advance in closed form.
-        let abovePeek = low >= p.peek, belowPeek = high < p.peek
-        let abovePop = low >= p.pop, belowPop = high < p.pop
-        let aboveRelease = low >= p.release, belowRelease = high < p.release
+        let abovePeek = low >= _parameters.peek, belowPeek = high < _parameters.peek
+        let abovePop = low >= _parameters.pop, belowPop = high < _parameters.pop
+        let aboveRelease = low >= _parameters.release, belowRelease = high < _parameters.release
         guard abovePeek || belowPeek, abovePop || belowPop, aboveRelease || belowRelease else { return false }
         let lastSample = firstSample &+ Int64(Classifier.blockScans - 1)
-        switch state {
+        switch _state {
         case .idle:
             guard belowPeek else { return false }
         case .peeking:
             guard belowPop && aboveRelease else { return false }
-            if p.holdScans > 0 && !_holdDone && lastSample &- _peekSample >= p.holdScans { return false }
+            if _parameters.holdScans > 0 && !_holdDone && lastSample &- _peekSample >= _parameters.holdScans { return false }
         case .popped:
             guard aboveRelease else { return false }
         }
@@ -359,7 +360,7 @@ public struct Classifier: Sendable {
         let n = Int32(Classifier.blockScans)
         _older = c[14]
         _previous = c[15]
-        _lastForce = filtered[15] - baseline
+        _lastForce = filtered[15] - _baseline
         _peekCrossing.update(abovePeek, sample: firstSample, timestampNs: firstTimestampNs)
         _popCrossing.update(abovePop, sample: firstSample, timestampNs: firstTimestampNs)
         _releaseCrossing.update(belowRelease, sample: firstSample, timestampNs: firstTimestampNs)
@@ -368,7 +369,7 @@ public struct Classifier: Sendable {
         _releaseRun = belowRelease ? _releaseRun &+ n : 0
         _pressLock = max(0, _pressLock &- n)
         _releaseLock = max(0, _releaseLock &- n)
-        let idle = state == .idle
+        let idle = _state == .idle
         _trackBaseline(block: filtered, idle: SIMDMask(repeating: idle))
         _fastBlocks &+= 1
         return true
@@ -389,6 +390,27 @@ internal func _median(_ a: SIMD16<Float>, _ b: SIMD16<Float>, _ c: SIMD16<Float>
     let lo = a.replacing(with: b, where: b .< a), hi = a.replacing(with: b, where: a .< b)
     let m = hi.replacing(with: c, where: c .< hi)
     return lo.replacing(with: m, where: lo .< m)
+}
+
+/// Lane-wise maximum and minimum, and their reductions by halving: the
+/// standard library's reductions are scalar loops.
+@inlinable
+internal func _max16(_ a: SIMD16<Float>, _ b: SIMD16<Float>) -> SIMD16<Float> { a.replacing(with: b, where: a .< b) }
+@inlinable
+internal func _min16(_ a: SIMD16<Float>, _ b: SIMD16<Float>) -> SIMD16<Float> { a.replacing(with: b, where: b .< a) }
+@inlinable
+internal func _max16(_ v: SIMD16<Float>) -> Float {
+    let h8 = v.lowHalf.replacing(with: v.highHalf, where: v.lowHalf .< v.highHalf)
+    let h4 = h8.lowHalf.replacing(with: h8.highHalf, where: h8.lowHalf .< h8.highHalf)
+    let h2 = h4.lowHalf.replacing(with: h4.highHalf, where: h4.lowHalf .< h4.highHalf)
+    return h2[0] < h2[1] ? h2[1] : h2[0]
+}
+@inlinable
+internal func _min16(_ v: SIMD16<Float>) -> Float {
+    let h8 = v.lowHalf.replacing(with: v.highHalf, where: v.highHalf .< v.lowHalf)
+    let h4 = h8.lowHalf.replacing(with: h8.highHalf, where: h8.highHalf .< h8.lowHalf)
+    let h2 = h4.lowHalf.replacing(with: h4.highHalf, where: h4.highHalf .< h4.lowHalf)
+    return h2[1] < h2[0] ? h2[1] : h2[0]
 }
 
 /// A sum in a fixed pairwise order, so that every caller gets the same bits.

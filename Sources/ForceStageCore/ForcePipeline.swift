@@ -41,6 +41,20 @@ public struct ForcePipeline: Sendable {
     @usableFromInline internal var _saturated = false
     @usableFromInline internal var _lost = false
     @usableFromInline internal var _lastForce: Float = 0
+    /// Per force channel, unpacked for the hot loop: byte offset, format,
+    /// and either a line (zero, scale) or the index of a curve.
+    @usableFromInline internal var _offsets = InlineArray<8, Int>(repeating: 0)
+    @usableFromInline internal var _formats: InlineArray<8, ChannelFormat>
+    @usableFromInline internal var _zeros = InlineArray<8, Int64>(repeating: 0)
+    @usableFromInline internal var _scales = InlineArray<8, Float>(repeating: 0)
+    @usableFromInline internal var _isCurve = InlineArray<8, Bool>(repeating: false)
+    /// Curve points of channel i at [i * 32 ..< i * 32 + count], flattened so
+    /// the hot loop reads scalars instead of copying a whole curve.
+    @usableFromInline internal var _curveRaw = InlineArray<256, Int64>(repeating: 0)
+    @usableFromInline internal var _curveNewtons = InlineArray<256, Float>(repeating: 0)
+    @usableFromInline internal var _curveCount = InlineArray<8, Int>(repeating: 0)
+    @usableFromInline internal var _timestampFormat: ChannelFormat
+    @usableFromInline internal var _timestampOffset = 0
 
     /// Creates a pipeline.
     ///
@@ -55,6 +69,60 @@ public struct ForcePipeline: Sendable {
         self.calibration = calibration
         self._classifier = Classifier(parameters: parameters)
         self._timestampSlot = timestampSlot ?? -1
+        self._formats = InlineArray<8, ChannelFormat>(repeating: layout[0].format)
+        self._timestampFormat = layout[timestampSlot ?? 0].format
+        if let timestampSlot { _timestampOffset = layout[timestampSlot].offset }
+        for i in 0..<calibration.count {
+            let channel = layout[calibration.slot(i)]
+            _offsets[i] = channel.offset
+            _formats[i] = channel.format
+            switch calibration.calibration(i) {
+            case .linear(let zero, let scale):
+                _zeros[i] = zero
+                _scales[i] = scale
+            case .curve(let curve):
+                _isCurve[i] = true
+                _curveCount[i] = curve.count
+                for k in 0..<curve.count {
+                    _curveRaw[i * 32 + k] = curve[k].raw
+                    _curveNewtons[i * 32 + k] = curve[k].newtons
+                }
+            }
+        }
+    }
+
+    // The hot helpers below are `mutating` although they change nothing: a
+    // non-mutating method copies a whole InlineArray property to read one
+    // element of it (Swift 6.3), a mutating one reads it in place.
+
+    /// Force channel `i`'s raw value in `scan`.
+    @inlinable
+    internal mutating func _raw(_ i: Int, _ scan: UnsafeRawPointer) -> Int64 {
+        _formats[i].decode(scan + _offsets[i])
+    }
+
+    /// Force channel `i`'s newtons for a raw value, read in place (no copy of a curve).
+    @inlinable
+    internal mutating func _newtons(_ i: Int, _ raw: Int64) -> Float {
+        _isCurve[i] ? _curveNewtons(i, raw) : Float(raw &- _zeros[i]) * _scales[i]
+    }
+
+    /// ``ForceCurve/newtons(forRaw:)`` over the flattened points of channel `i`.
+    @inlinable
+    internal mutating func _curveNewtons(_ i: Int, _ value: Int64) -> Float {
+        let first = i &* 32, last = first &+ _curveCount[i] &- 1
+        if value <= _curveRaw[first] { return _curveNewtons[first] }
+        if value >= _curveRaw[last] { return _curveNewtons[last] }
+        var low = first
+        var high = last
+        while high - low > 1 {
+            let mid = (low + high) >> 1
+            if _curveRaw[mid] <= value { low = mid } else { high = mid }
+        }
+        let x0 = _curveRaw[low]
+        let span = Float(_curveRaw[high] - x0)
+        let t = Float(value - x0) / span
+        return _curveNewtons[low] + t * (_curveNewtons[high] - _curveNewtons[low])
     }
 
     /// Replaces the classifier parameters (profile reload), keeping state.
@@ -65,10 +133,11 @@ public struct ForcePipeline: Sendable {
     /// The panel's force in newtons for one scan (sum of calibrated force channels).
     @inlinable
     public func force(scan: UnsafeRawPointer) -> Float {
+        // A copy to read from in place (see `_raw`); this is not the hot path.
+        var me = self
         var total: Float = 0
         for i in 0..<calibration.count {
-            let channel = layout[calibration.slot(i)]
-            total += calibration.calibration(i).newtons(forRaw: channel.format.decode(scan + channel.offset))
+            total += me._newtons(i, me._raw(i, scan))
         }
         return total
     }
@@ -77,27 +146,35 @@ public struct ForcePipeline: Sendable {
     @inlinable
     public func timestamp(scan: UnsafeRawPointer, sample: Int64) -> Int64 {
         if _timestampSlot >= 0 {
-            let channel = layout[_timestampSlot]
+            let channel = layout._channels[_timestampSlot]
             return channel.format.decode(scan + channel.offset)
         }
-        return sample &* _classifier.parameters.periodNs
+        return sample &* _classifier._parameters.periodNs
+    }
+
+    /// ``timestamp(scan:sample:)`` for the hot loop (see `_raw`).
+    @inlinable
+    internal mutating func _timestamp(_ scan: UnsafeRawPointer, sample: Int64) -> Int64 {
+        if _timestampSlot >= 0 {
+            return _timestampFormat.decode(scan + _timestampOffset)
+        }
+        return sample &* _classifier._parameters.periodNs
     }
 
     /// Processes one scan of `layout.scanSize` bytes.
     /// - Complexity: O(force channels), no allocation.
     @inlinable
     public mutating func process(scan: UnsafeRawPointer, into events: inout EventRing) {
-        let sample = nextSample
+        let sample = _nextSample
         _nextSample &+= 1
         _counters.scans &+= 1
-        let p = _classifier.parameters
 
-        let ts = timestamp(scan: scan, sample: sample)
+        let ts = _timestamp(scan, sample: sample)
         if _timestampSlot >= 0 && sample > 0 {
             let gap = ts &- _lastTimestamp
-            if gap > p.periodNs &+ p.periodNs / 2 {
+            if gap > _classifier._parameters.periodNs &+ _classifier._parameters.periodNs / 2 {
                 _counters.timestampGaps &+= 1
-                _counters.droppedScans &+= (gap &+ p.periodNs / 2) / p.periodNs &- 1
+                _counters.droppedScans &+= (gap &+ _classifier._parameters.periodNs / 2) / _classifier._parameters.periodNs &- 1
             }
         }
         _lastTimestamp = ts
@@ -106,12 +183,11 @@ public struct ForcePipeline: Sendable {
         var same = sample > 0
         var railed = false
         for i in 0..<calibration.count {
-            let channel = layout[calibration.slot(i)]
-            let raw = channel.format.decode(scan + channel.offset)
+            let raw = _raw(i, scan)
             if raw != _lastRaw[i] { same = false }
             _lastRaw[i] = raw
-            if raw <= channel.format.minimumRaw || raw >= channel.format.maximumRaw { railed = true }
-            total += calibration.calibration(i).newtons(forRaw: raw)
+            if raw <= _formats[i].minimumRaw || raw >= _formats[i].maximumRaw { railed = true }
+            total += _newtons(i, raw)
         }
         _lastForce = total
         _checkHealth(same: same, railed: railed, sample: sample, timestampNs: ts, into: &events)
@@ -121,11 +197,10 @@ public struct ForcePipeline: Sendable {
     @inlinable
     internal mutating func _checkHealth(same: Bool, railed: Bool, sample: Int64, timestampNs: Int64,
                                         into events: inout EventRing) {
-        let p = _classifier.parameters
         if railed {
             _counters.saturatedScans &+= 1
             _saturatedRun &+= 1
-            if _saturatedRun == p.saturationScans && !_saturated {
+            if _saturatedRun == _classifier._parameters.saturationScans && !_saturated {
                 _saturated = true
                 events.pushLast(ForceEvent(kind: .saturated, sample: sample, timestampNs: timestampNs, forceNewtons: _lastForce))
             }
@@ -133,7 +208,7 @@ public struct ForcePipeline: Sendable {
             _saturatedRun = 0
         }
         _stuckRun = same ? _stuckRun &+ 1 : 0
-        if p.stuckScans > 0 && _stuckRun == p.stuckScans && !_stuck {
+        if _classifier._parameters.stuckScans > 0 && _stuckRun == _classifier._parameters.stuckScans && !_stuck {
             _stuck = true
             events.pushLast(ForceEvent(kind: .stuck, sample: sample, timestampNs: timestampNs, forceNewtons: _lastForce))
             _classifier.sensorFault(sample: sample, timestampNs: timestampNs, into: &events)
@@ -147,7 +222,7 @@ public struct ForcePipeline: Sendable {
             if !_stuck && !_saturated {
                 events.pushLast(ForceEvent(kind: .recovered, sample: sample, timestampNs: timestampNs, forceNewtons: _lastForce))
             }
-            if !_stuck && _classifier.suspended { _classifier.sensorRecovered() }
+            if !_stuck && _classifier._suspended { _classifier.sensorRecovered() }
         }
     }
 
@@ -194,8 +269,7 @@ public struct ForcePipeline: Sendable {
     /// Returns false, having changed nothing, otherwise.
     @inlinable
     internal mutating func _processBlock(_ scans: UnsafeRawPointer, into events: inout EventRing) -> Bool {
-        guard !_stuck && !_saturated && !_lost && !_classifier.suspended else { return false }
-        let p = _classifier.parameters
+        guard !_stuck && !_saturated && !_lost && !_classifier._suspended else { return false }
         let size = layout.scanSize
         let first = _nextSample
         var window = SIMD32<Float>()
@@ -210,12 +284,12 @@ public struct ForcePipeline: Sendable {
         for k in 0..<Classifier.blockScans {
             let scan = scans + k * size
             let sample = first &+ Int64(k)
-            let ts = timestamp(scan: scan, sample: sample)
+            let ts = _timestamp(scan, sample: sample)
             if _timestampSlot >= 0 && sample > 0 {
                 let gap = ts &- lastTimestamp
-                if gap > p.periodNs &+ p.periodNs / 2 {
+                if gap > _classifier._parameters.periodNs &+ _classifier._parameters.periodNs / 2 {
                     gaps &+= 1
-                    dropped &+= (gap &+ p.periodNs / 2) / p.periodNs &- 1
+                    dropped &+= (gap &+ _classifier._parameters.periodNs / 2) / _classifier._parameters.periodNs &- 1
                 }
             }
             lastTimestamp = ts
@@ -223,16 +297,15 @@ public struct ForcePipeline: Sendable {
             var total: Float = 0
             var same = sample > 0
             for i in 0..<calibration.count {
-                let channel = layout[calibration.slot(i)]
-                let raw = channel.format.decode(scan + channel.offset)
+                let raw = _raw(i, scan)
                 if raw != lastRaw[i] { same = false }
                 lastRaw[i] = raw
                 // A scan on a rail raises `saturated`: the per-scan path handles it.
-                if raw <= channel.format.minimumRaw || raw >= channel.format.maximumRaw { return false }
-                total += calibration.calibration(i).newtons(forRaw: raw)
+                if raw <= _formats[i].minimumRaw || raw >= _formats[i].maximumRaw { return false }
+                total += _newtons(i, raw)
             }
             stuckRun = same ? stuckRun &+ 1 : 0
-            if p.stuckScans > 0 && stuckRun == p.stuckScans { return false }
+            if _classifier._parameters.stuckScans > 0 && stuckRun == _classifier._parameters.stuckScans { return false }
             window[k + 2] = total
         }
         // Nothing here can raise a health event: commit what the per-scan path would have.
