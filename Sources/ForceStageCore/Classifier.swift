@@ -78,7 +78,7 @@ public struct Classifier: Sendable {
     @usableFromInline internal var _blockFill: Int32 = 0
     /// Per scan of the current block, 1 where no press (or fault) was in
     /// progress: only those readings tell the unloaded panel.
-    @usableFromInline internal var _blockIdle = InlineArray<16, Int32>(repeating: 0)
+    @usableFromInline internal var _blockIdle = InlineArray<16, Float>(repeating: 0)
     /// Blocks taken whole by the fast path (for the benchmark's report).
     public var fastBlocks: Int64 { _fastBlocks }
     @usableFromInline internal var _fastBlocks: Int64 = 0
@@ -148,8 +148,8 @@ public struct Classifier: Sendable {
                 _blockFill = 0
                 // Scalars are stored one by one (no vector insert per scan), loaded as vectors once.
                 let values = withUnsafeBytes(of: _block) { $0.loadUnaligned(as: SIMD16<Float>.self) }
-                let idle = withUnsafeBytes(of: _blockIdle) { $0.loadUnaligned(as: SIMD16<Int32>.self) }
-                _trackBaseline(block: values, idle: idle .!= 0)
+                let idle = withUnsafeBytes(of: _blockIdle) { $0.loadUnaligned(as: SIMD16<Float>.self) }
+                _trackBaseline(block: values, idle: idle)
             }
         }
     }
@@ -201,21 +201,19 @@ public struct Classifier: Sendable {
     /// never while pressed or touched. Both the per-scan path and the fast
     /// path call this with the same block, so they track identically.
     @inlinable
-    internal mutating func _trackBaseline(block v: SIMD16<Float>, idle: SIMDMask<SIMD16<Int32>>) {
+    internal mutating func _trackBaseline(block v: SIMD16<Float>, idle: SIMD16<Float>) {
         // Readings taken during a press would drag the baseline up: only the
-        // idle ones count, and a block with fewer than four is skipped.
-        let ones = SIMD16<Int32>(repeating: 1)
-        let counted = SIMD16<Int32>().replacing(with: ones, where: idle)
-        let c8 = counted.lowHalf &+ counted.highHalf, c4 = c8.lowHalf &+ c8.highHalf, c2 = c4.lowHalf &+ c4.highHalf
-        let count = c2[0] &+ c2[1]
+        // idle ones (weight 1, the others 0) count, and a block with fewer
+        // than four is skipped.
+        let count = _sum16(idle)
         guard count >= 4 && !_suspended else {
             // After a press, smoothing starts afresh from the first idle block.
             _seeded = false
             return
         }
         let whole = count == 16
-        let kept = whole ? v : SIMD16<Float>().replacing(with: v, where: idle)
-        let mean = _sum16(kept) / Float(count)
+        let kept = whole ? v : v * idle
+        let mean = _sum16(kept) / count
         // The noise: the mean absolute residual about the block's straight-line
         // trend, which a slow ramp or drift inside the block does not inflate.
         let ramp = SIMD16<Float>(-7.5, -6.5, -5.5, -4.5, -3.5, -2.5, -1.5, -0.5,
@@ -369,8 +367,7 @@ public struct Classifier: Sendable {
         _releaseRun = belowRelease ? _releaseRun &+ n : 0
         _pressLock = max(0, _pressLock &- n)
         _releaseLock = max(0, _releaseLock &- n)
-        let idle = _state == .idle
-        _trackBaseline(block: filtered, idle: SIMDMask(repeating: idle))
+        _trackBaseline(block: filtered, idle: SIMD16<Float>(repeating: _state == .idle ? 1 : 0))
         _fastBlocks &+= 1
         return true
     }
