@@ -25,6 +25,9 @@ extension ForceStage {
         @Flag(help: "List every false event and miss.")
         var verbose = false
 
+        @Flag(help: "Also run the comparison classifiers (plain threshold, libinput-style hysteresis, QMK-style deferred debounce) on the same recordings and print all four side by side.")
+        var compare = false
+
         @Option(help: "Fail (exit 1) when overall F1 is below this.")
         var minF1: Double?
 
@@ -39,6 +42,7 @@ extension ForceStage {
 
         func run() throws {
             var entries: [EvaluationReport.Entry] = []
+            var compared: [ComparisonClassifier: [EvaluationReport.Entry]] = [:]
             for path in recordings {
                 let rec = loadRecording(path)
                 guard !rec.metadata.labels.isEmpty else {
@@ -47,10 +51,44 @@ extension ForceStage {
                 let setup = makeSetup(for: rec, path: path, profile: profile)
                 let result = ForceStageHost.replay(rec, setup: setup)
                 let s = score(events: result.events, labels: rec.metadata.labels, sampleRateHz: setup.sampleRateHz)
-                entries.append(.init(name: URL(fileURLWithPath: path).lastPathComponent, score: s, counters: result.counters))
+                let name = URL(fileURLWithPath: path).lastPathComponent
+                entries.append(.init(name: name, score: s, counters: result.counters))
+                if compare {
+                    let forces = calibratedForces(rec, setup: setup)
+                    for c in ComparisonClassifier.allCases {
+                        let events = c.events(forces: forces, parameters: setup.parameters)
+                        let cs = score(events: events, labels: rec.metadata.labels, sampleRateHz: setup.sampleRateHz)
+                        compared[c, default: []].append(.init(name: name, score: cs, counters: result.counters))
+                    }
+                }
             }
             let report = EvaluationReport(entries: entries)
-            emit(json ? report.json().rendered(indent: 2) : report.text(verbose: verbose))
+            var rows: [(String, EvaluationReport.Overall)] = [("forcestage", report.overall)]
+            for c in ComparisonClassifier.allCases { if let e = compared[c] { rows.append((c.rawValue, EvaluationReport(entries: e).overall)) } }
+            if json {
+                var out = report.json()
+                if compare, case .object(var fields) = out {
+                    fields.append(("comparison", .array(rows.map { name, o in
+                        .object([("classifier", .string(name)), ("f1", .double(o.f1)), ("precision", .double(o.precision)),
+                                 ("recall", .double(o.recall)), ("falseEvents", .int(Int64(o.falseEvents))),
+                                 ("misses", .int(Int64(o.misses))), ("withinTargetFraction", .double(o.withinTarget))])
+                    })))
+                    out = .object(fields)
+                }
+                emit(out.rendered(indent: 2))
+            } else {
+                emit(report.text(verbose: verbose))
+                if compare {
+                    emit("")
+                    emit("classifier                       F1  precision  recall   false  missed  peeks+pops in target")
+                    for (name, o) in rows {
+                        let label = name.padding(toLength: 30, withPad: " ", startingAt: 0)
+                        let rates = String(format: " %.3f      %.3f   %.3f", o.f1, o.precision, o.recall)
+                        let counts = String(format: " %7d %7d   %.1f %%", o.falseEvents, o.misses, o.withinTarget * 100)
+                        emit(label + rates + counts)
+                    }
+                }
+            }
             let overall = report.overall
             if let minF1, overall.f1 < minF1 {
                 FileHandle.standardError.write(Data("forcestage: F1 \(fixedText(overall.f1)) is below --min-f1 \(minF1)\n".utf8))
