@@ -146,7 +146,7 @@ public func measure(_ workload: Workload, seconds: Double = 0.5, kernels: [Kerne
     var sink = EventSink(keep: true, capacity: workload.scanCount * 2 + 64)
     let fast = workload.runClassify(events: &sink)
     var pipelineSink = EventSink(keep: true, capacity: workload.scanCount * 2 + 64)
-    workload.runDecodeClassify(events: &pipelineSink)
+    _ = workload.runDecodeClassify(events: &pipelineSink)
     let presses = pipelineSink.events.filter { $0.kind == .peek || $0.kind == .pop }
     let rate = workload.setup.sampleRateHz
     var score: Score?
