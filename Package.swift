@@ -14,6 +14,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         // Counts malloc calls, so tests can show the per-scan path allocates nothing.
         .package(url: "https://github.com/ordo-one/malloc-interposer", from: "1.6.1"),
+        // Structured logging for the long-lived service.
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         // The embedded-clean core: no Foundation, no existentials, no allocation per scan.
@@ -43,6 +45,14 @@ let package = Package(
             dependencies: ["ForceStageCore", "ForceStageHost"],
             path: "hardware/emulator"
         ),
+        // The deployable service: reader, classifier and sink threads over lock-free rings, socket, systemd.
+        .target(
+            name: "ForceStageService",
+            dependencies: [
+                "ForceStageCore", "ForceStageHost", "ForceStageIIO",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(
             name: "forcestage",
             dependencies: [
@@ -50,6 +60,8 @@ let package = Package(
                 "ForceStageHost",
                 "ForceStageIIO",
                 "ForceStageEmulator",
+                "ForceStageService",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -68,6 +80,11 @@ let package = Package(
         .testTarget(
             name: "ForceStageIIOTests",
             dependencies: ["ForceStageCore", "ForceStageHost", "ForceStageIIO", "ForceStageEmulator"]
+        ),
+        // Ring and budget unit tests; the service end to end in the emulator (needs root, skipped otherwise).
+        .testTarget(
+            name: "ForceStageServiceTests",
+            dependencies: ["ForceStageCore", "ForceStageHost", "ForceStageService"]
         ),
     ]
 )
