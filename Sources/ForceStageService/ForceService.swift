@@ -11,9 +11,12 @@ import ForceStageIIO
 /// ```
 /// reader (refill only) --ScanRing--> classifier (ForcePipeline) --SPSCRing<ServiceEvent>--> sinks (stdout, socket clients)
 /// ```
-/// The reader never waits for the classifier and the classifier never waits
-/// for the sinks: a full ring refuses and counts. ``prepare()`` does every
-/// check that can refuse a start; ``run()`` streams until SIGTERM or SIGINT.
+/// The classifier never waits for the sinks, and the sensor never waits for
+/// anyone: when the scan ring is full the reader holds off its next refill for
+/// at most half of what the kernel's own queue can hold (so the pause costs no
+/// sample), then drops the scan and counts it. A full event ring refuses and
+/// counts. ``prepare()`` does every check that can refuse a start; ``run()``
+/// streams until SIGTERM or SIGINT.
 public final class ForceService: @unchecked Sendable {
     let configuration: ServiceConfiguration
     let logger: Logger
@@ -206,6 +209,9 @@ public final class ForceService: @unchecked Sendable {
         let scanSize = layout.scanSize
         var backoffMs = 50
         var layoutWarned = false
+        // How long the reader may wait for the classifier to make room: half of what the kernel's
+        // queue holds, so waiting never costs the kernel a sample. Past that, scans are dropped and counted.
+        let roomWaitNs = max(Int64(1_000_000), Int64(budget.kernelQueueMs * 500_000))
         session: while !stopRequested.load(ordering: .relaxed) {
             if buffer == nil {
                 var slept = 0
@@ -244,7 +250,8 @@ public final class ForceService: @unchecked Sendable {
                     let n = bytes.count / scanSize
                     var offset = 0
                     for _ in 0..<n {
-                        scanRing.push(kind: .scan, stampNs: now, bytes: base + offset)
+                        if scanRing.isFull { waitForRoom(maximumNs: roomWaitNs) }
+                        scanRing.push(kind: .scan, stampNs: now, bytes: base + offset)   // still full: refused and counted
                         offset &+= scanSize
                     }
                     counters.scansRead.add(Int64(n), ordering: .relaxed)
@@ -272,6 +279,15 @@ public final class ForceService: @unchecked Sendable {
         buffer = nil   // the last reference: iio_buffer_destroy disables the kernel buffer and the channels
         logger.info("buffer closed", metadata: ["sensor.device": "\(deviceName)"])
         pushMarker(.end)
+    }
+
+    /// Waits (in short sleeps) until the scan ring has room or `maximumNs` pass.
+    func waitForRoom(maximumNs: Int64) {
+        let deadline = monotonicNanoseconds() &+ maximumNs
+        classifierWake.signal()
+        while scanRing.isFull && !stopRequested.load(ordering: .relaxed) && monotonicNanoseconds() < deadline {
+            usleep(50)
+        }
     }
 
     /// Pushes a marker, waiting for room: markers are never dropped.

@@ -265,3 +265,46 @@ func statusNow(_ socket: String) -> [String: Any]? {
     guard waitUntil(3, { c.lines.contains { $0.hasPrefix("{\"status\":") } }) else { return nil }
     return c.lines.first { $0.hasPrefix("{\"status\":") }.flatMap(statusObject)
 }
+
+@Suite("Deployment files")
+struct DeploymentFileTests {
+    @Test("the udev helper gives the group read/write on exactly the attributes streaming writes", .enabled(if: geteuid() == 0, "chgrp to another group needs root"))
+    func udevHelper() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let dev = dir.appendingPathComponent("iio:device0")
+        let files = ["name", "current_timestamp_clock", "buffer/enable", "buffer/length", "buffer/watermark",
+                     "scan_elements/in_voltage0_en", "scan_elements/in_timestamp_en", "scan_elements/in_voltage0_type", "trigger/current_trigger"]
+        for f in files {
+            let url = dev.appendingPathComponent(f)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try "0\n".write(to: url, atomically: false, encoding: .utf8)
+            chmod(url.path, 0o644)
+        }
+        let script = packageRoot.appendingPathComponent("hardware/udev/forcestage-iio-permissions").path
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: script)
+        p.arguments = [dev.path]
+        p.environment = ["FORCESTAGE_GROUP": "1", "PATH": "/usr/bin:/bin"]
+        try p.run()
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 0)
+        for f in files {
+            var st = stat()
+            #expect(stat(dev.appendingPathComponent(f).path, &st) == 0)
+            let granted = st.st_gid == 1 && st.st_mode & 0o060 == 0o060
+            let shouldBe = !(f == "name" || f.hasSuffix("_type"))
+            #expect(granted == shouldBe, "\(f): gid \(st.st_gid) mode \(String(st.st_mode & 0o777, radix: 8))")
+        }
+    }
+
+    @Test("the systemd unit is Type=notify with a watchdog, runs unprivileged, reloads with SIGHUP")
+    func unit() throws {
+        let text = try String(contentsOf: packageRoot.appendingPathComponent("hardware/systemd/forcestage.service"), encoding: .utf8)
+        for line in ["Type=notify", "WatchdogSec=", "User=forcestage", "Group=forcestage", "ExecReload=/bin/kill -HUP $MAINPID",
+                     "RuntimeDirectory=forcestage", "--socket /run/forcestage/events.sock", "Restart=on-failure", "DeviceAllow=char-iio rw"] {
+            #expect(text.contains(line), "\(line)")
+        }
+        #expect(!text.contains("User=root"))
+    }
+}
