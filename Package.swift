@@ -84,7 +84,10 @@ let package = Package(
         // Ring and budget unit tests; the service end to end in the emulator (needs root, skipped otherwise).
         .testTarget(
             name: "ForceStageServiceTests",
-            dependencies: ["ForceStageCore", "ForceStageHost", "ForceStageService"]
+            dependencies: [
+                "ForceStageCore", "ForceStageHost", "ForceStageService",
+                .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
+            ]
         ),
     ]
 )

@@ -37,6 +37,8 @@ public final class ForceService: @unchecked Sendable {
     var scanRing: ScanRing!
     var eventRing: SPSCRing<ServiceEvent>!
     let classifierWake = Wakeup()
+    /// Interrupts the reader's poll on stop.
+    let readerWake = Wakeup()
     let sinkWake = Wakeup()
     var server: EventServer?
     var notifier: SystemdNotifier
@@ -177,6 +179,7 @@ public final class ForceService: @unchecked Sendable {
         if stopRequested.exchange(true, ordering: .relaxed) { return }
         counters.setHealth(.stopping)
         currentBuffer.withLock { $0?.cancel() }
+        readerWake.signal()
         classifierWake.signal()
     }
 
@@ -234,12 +237,21 @@ public final class ForceService: @unchecked Sendable {
             }
             let b = buffer!
             let dev = b.device
-            var pollDriven = !configuration.blocking && dev.context.isLocal
-            if pollDriven { do { try b.setBlocking(false) } catch { pollDriven = false } }
+            var pollFD: Int32 = -1
+            if !configuration.blocking && dev.context.isLocal {
+                do {
+                    try b.setBlocking(false)
+                    pollFD = try b.pollFileDescriptor()
+                } catch {
+                    try? b.setBlocking(true)
+                    pollFD = -1
+                }
+            }
+            let pollDriven = pollFD >= 0
             let timeout: Int32 = configuration.timeoutMs == 0 ? -1 : Int32(clamping: configuration.timeoutMs)
             var timeouts = 0
             while true {
-                let result = pollDriven ? b.waitAndRefill(timeoutMs: timeout) : b.refill()
+                let result = pollDriven ? pollAndRefill(b, pollFD: pollFD, timeoutMs: timeout) : b.refill()
                 switch result {
                 case .success:
                     let now = monotonicNanoseconds()
@@ -281,6 +293,29 @@ public final class ForceService: @unchecked Sendable {
         pushMarker(.end)
     }
 
+    /// A poll-driven refill without allocation: waits until the device is readable
+    /// (or `timeoutMs` passes, or stop is requested), then refills what is there.
+    /// Calls `poll` on the buffer's poll fd and the reader's wake-up, then `iio_buffer_refill`.
+    func pollAndRefill(_ b: IIOBuffer, pollFD: Int32, timeoutMs: Int32) -> Result<Int, IIOError> {
+        let wake = readerWake.fd
+        while true {
+            let r: Int32 = withUnsafeTemporaryAllocation(of: pollfd.self, capacity: 2) { fds in
+                fds[0] = pollfd(fd: pollFD, events: Int16(POLLIN), revents: 0)
+                fds[1] = pollfd(fd: wake, events: Int16(POLLIN), revents: 0)
+                let n = poll(fds.baseAddress!, 2, timeoutMs)
+                if n < 0 { return errno == EINTR ? 1 : -errno }
+                if n == 0 { return -ETIMEDOUT }
+                if fds[1].revents != 0 { return -EBADF }
+                if fds[0].revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 && fds[0].revents & Int16(POLLIN) == 0 { return -ENODEV }
+                return 1
+            }
+            if r < 0 { return .failure(IIOError(code: -r, operation: "poll(\(b.device.id))")) }
+            let result = b.refill()
+            if case .failure(let e) = result, e.isWouldBlock { continue }
+            return result
+        }
+    }
+
     /// Waits (in short sleeps) until the scan ring has room or `maximumNs` pass.
     func waitForRoom(maximumNs: Int64) {
         let deadline = monotonicNanoseconds() &+ maximumNs
@@ -307,84 +342,31 @@ public final class ForceService: @unchecked Sendable {
 
     /// Consumes scans, classifies, and pushes events for the sinks.
     func classifierLoop() {
-        var pipeline = setup.makePipeline()
-        var events = EventRing()
-        var sampleBase: Int64 = 0
-        var scanBase: Int64 = 0
-        var droppedBase: Int64 = 0
-        var lastArrival: Int64 = 0
-        var lost = false
+        var stage = ClassifierStage(pipeline: setup.makePipeline(), counters: counters, output: eventRing)
         while true {
             if reloadPending.load(ordering: .acquiring) {
                 reloadPending.store(false, ordering: .relaxed)
                 if let next = pendingSetup.withLock({ p -> PanelSetup? in defer { p = nil }; return p }) {
-                    if next.calibration == pipeline.calibration && next.layout == pipeline.layout {
-                        pipeline.reconfigure(next.parameters)
-                    } else {
-                        // A new calibration needs a new pipeline: end the old one's press first.
-                        pipeline.finish(into: &events)
-                        drain(&events, base: sampleBase, arrival: 0, monotonic: false)
-                        sampleBase &+= pipeline.nextSample
-                        scanBase &+= pipeline.counters.scans
-                        droppedBase &+= pipeline.counters.droppedScans
-                        pipeline = next.makePipeline()
-                    }
+                    if stage.apply(next) { sinkWake.signal() }
                 }
             }
             guard let slot = scanRing.front() else {
                 classifierWake.wait(timeoutMs: 200)
                 continue
             }
-            switch slot.kind {
-            case .scan:
-                pipeline.process(scan: slot.bytes, into: &events)
-                lastArrival = slot.stampNs
-                counters.scans.store(scanBase &+ pipeline.counters.scans, ordering: .relaxed)
-                counters.droppedScans.store(droppedBase &+ pipeline.counters.droppedScans, ordering: .relaxed)
-                if lost || counters.healthState == .starting {
-                    lost = false
-                    if counters.healthState != .stopping { counters.setHealth(.streaming) }
-                }
-                if !events.isEmpty {
-                    let ts = pipeline.lastTimestampNs
-                    let age = slot.stampNs &- ts
-                    let monotonic = age >= 0 && age < 10_000_000_000
-                    drain(&events, base: sampleBase, arrival: slot.stampNs, monotonic: monotonic)
-                }
-            case .lost:
-                pipeline.sensorLost(timestampNs: pipeline.lastTimestampNs &+ (slot.stampNs &- lastArrival), into: &events)
-                drain(&events, base: sampleBase, arrival: 0, monotonic: false)
-                counters.losses.add(1, ordering: .relaxed)
-                lost = true
-                if counters.healthState != .stopping { counters.setHealth(.lost) }
-            case .end:
-                pipeline.finish(into: &events)
-                drain(&events, base: sampleBase, arrival: 0, monotonic: false)
-                scanRing.release()
+            let pushed = stage.consume(kind: slot.kind, stampNs: slot.stampNs, scan: slot.bytes)
+            scanRing.release()
+            if slot.kind == .end {
+                // The end marker is never dropped: wait for the sinks to make room.
                 let end = ServiceEvent(event: ForceEvent(kind: .release, sample: 0, timestampNs: 0, forceNewtons: 0),
                                        arrivalNs: 0, monotonicStamp: false, isEnd: true)
-                // The end marker is never dropped: wait for the sinks to make room.
                 while eventRing.isFull { sinkWake.signal(); usleep(1000) }
                 eventRing.push(end)
                 sinkWake.signal()
                 return
             }
-            scanRing.release()
+            if pushed { sinkWake.signal() }
         }
-    }
-
-    /// Moves the classifier's events into the sinks' ring and wakes the sinks.
-    @inline(__always)
-    func drain(_ events: inout EventRing, base: Int64, arrival: Int64, monotonic: Bool) {
-        var any = false
-        while var e = events.popFirst() {
-            e.sample &+= base
-            counters.events.add(1, ordering: .relaxed)
-            eventRing.push(ServiceEvent(event: e, arrivalNs: arrival, monotonicStamp: monotonic))
-            any = true
-        }
-        counters.classifierOverflows.store(Int64(events.overflowCount), ordering: .relaxed)
-        if any { sinkWake.signal() }
     }
 
     // MARK: - Reload
