@@ -16,12 +16,25 @@ public struct ClassifierStage {
     private var droppedBase: Int64 = 0
     private var lastArrival: Int64 = 0
     private var lost = false
+    /// The longest a scan can plausibly have waited between its timestamp and its arrival
+    /// (the kernel queue plus scheduling); 0 when the device's stamps are not on CLOCK_MONOTONIC.
+    private let plausibleAgeNs: Int64
+    /// Scans in a row whose stamp had a plausible age; stamps are trusted after a second of them.
+    private var plausibleRun: Int64 = 0
+    private let trustAfterScans: Int64
 
     /// A stage over `pipeline`, publishing into `counters` and `output`.
-    public init(pipeline: ForcePipeline, counters: ServiceCounters, output: SPSCRing<ServiceEvent>) {
+    ///
+    /// - Parameter plausibleAgeNs: when the device stamps scans on CLOCK_MONOTONIC, the
+    ///   longest a scan can wait in the kernel before its refill; a stamp that old or
+    ///   younger is trusted to measure the kernel's share of the latency. 0: never trusted
+    ///   (latency is then measured from the refill's arrival).
+    public init(pipeline: ForcePipeline, counters: ServiceCounters, output: SPSCRing<ServiceEvent>, plausibleAgeNs: Int64 = 0) {
         self.pipeline = pipeline
         self.counters = counters
         self.output = output
+        self.plausibleAgeNs = plausibleAgeNs
+        trustAfterScans = max(1, Int64(pipeline.classifier.parameters.sampleRateHz))
     }
 
     /// Handles one slot.
@@ -34,6 +47,8 @@ public struct ClassifierStage {
         case .scan:
             pipeline.process(scan: scan, into: &events)
             lastArrival = stampNs
+            let age = stampNs &- pipeline.lastTimestampNs
+            plausibleRun = age >= 0 && age <= plausibleAgeNs ? plausibleRun &+ 1 : 0
             counters.scans.store(scanBase &+ pipeline.counters.scans, ordering: .relaxed)
             counters.droppedScans.store(droppedBase &+ pipeline.counters.droppedScans, ordering: .relaxed)
             if lost || counters.healthState == .starting {
@@ -41,9 +56,9 @@ public struct ClassifierStage {
                 if counters.healthState != .stopping { counters.setHealth(.streaming) }
             }
             guard !events.isEmpty else { return false }
-            // The scan's own stamp is on CLOCK_MONOTONIC when it is a plausible age before its arrival.
-            let age = stampNs &- pipeline.lastTimestampNs
-            return drain(arrival: stampNs, monotonic: age >= 0 && age < 10_000_000_000)
+            // The scan's own stamp measures the kernel's share too, when it is on CLOCK_MONOTONIC and has
+            // kept an age the kernel queue can explain for a second (a replayed recording's stamps do not).
+            return drain(arrival: stampNs, monotonic: plausibleRun >= trustAfterScans)
         case .lost:
             pipeline.sensorLost(timestampNs: pipeline.lastTimestampNs &+ (stampNs &- lastArrival), into: &events)
             counters.losses.add(1, ordering: .relaxed)

@@ -42,6 +42,8 @@ public final class ForceService: @unchecked Sendable {
     let sinkWake = Wakeup()
     var server: EventServer?
     var notifier: SystemdNotifier
+    /// Whether the device stamps scans on CLOCK_MONOTONIC (`current_timestamp_clock`).
+    var monotonicStamps = false
 
     // Shared between threads.
     let stopRequested = Atomic<Bool>(false)
@@ -116,7 +118,7 @@ public final class ForceService: @unchecked Sendable {
                 throw ServiceStartError(error.description)
             }
         }
-        _ = dev.useMonotonicTimestamps()
+        monotonicStamps = dev.useMonotonicTimestamps()
         do { firstBuffer = try IIOBuffer(device: dev, scansPerRefill: scansPerRefill, kernelBuffers: configuration.kernelBuffers) } catch {
             server?.close()
             let hint = error.code == EBUSY ? "another process streams from it; stop it first" :
@@ -342,7 +344,8 @@ public final class ForceService: @unchecked Sendable {
 
     /// Consumes scans, classifies, and pushes events for the sinks.
     func classifierLoop() {
-        var stage = ClassifierStage(pipeline: setup.makePipeline(), counters: counters, output: eventRing)
+        let plausibleAge = monotonicStamps && stream.timestampSlot != nil ? Int64((budget.kernelQueueMs + 50) * 1_000_000) : 0
+        var stage = ClassifierStage(pipeline: setup.makePipeline(), counters: counters, output: eventRing, plausibleAgeNs: plausibleAge)
         while true {
             if reloadPending.load(ordering: .acquiring) {
                 reloadPending.store(false, ordering: .relaxed)
