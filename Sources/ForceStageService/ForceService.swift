@@ -73,6 +73,9 @@ public final class ForceService: @unchecked Sendable {
     ///
     /// - Throws: ``ServiceStartError`` naming what is wrong and what to do.
     public func prepare() throws(ServiceStartError) {
+        // A reload asked for before streaming starts has nothing to reload into yet (and
+        // SIGHUP's default would end the process); run() installs the real handlers.
+        signal(SIGHUP, SIG_IGN)
         let source = configuration.source
         let dev: IIODevice
         switch configuration.open() {

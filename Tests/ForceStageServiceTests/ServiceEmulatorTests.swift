@@ -36,6 +36,13 @@ struct ServiceEmulatorTests {
         #expect(errorLine.contains("unknown command \\\"hello\\\""))
         #expect(errorLine.contains("commands are status and quit"))
 
+        // A line that never ends is a protocol error: an error line, that client closed, the service unaffected.
+        let flooder = try SocketClient(path: socket)
+        flooder.startReading()
+        flooder.send(String(repeating: "x", count: 3000))
+        #expect(waitUntil(5) { flooder.closed }, "the flooding client is closed")
+        #expect(flooder.lines.contains { $0.contains("line longer than 1024 bytes") }, "\(flooder.lines.prefix(2))")
+
         // forcestage status while it runs.
         let status = try runProcess([fs, "status", "--socket", socket], in: dir, timeout: 10)
         #expect(status.status == 0, "\(status.stderr)")
@@ -83,7 +90,7 @@ struct ServiceEmulatorTests {
         let first = try #require(timed.first), last = try #require(timed.last)
         let recordedSpan = Double(sample(last.0) - sample(first.0)) / panelRate / speed
         let seen = last.1.timeIntervalSince(first.1)
-        #expect(seen > recordedSpan * 0.9 && seen < recordedSpan * 1.15, "events spanned \(seen) s for \(recordedSpan) s of recording at \(speed)x")
+        #expect(seen > recordedSpan * 0.85 && seen < recordedSpan * 1.25, "events spanned \(seen) s for \(recordedSpan) s of recording at \(speed)x")
     }
 
     @Test("SIGHUP applies a good profile at once and refuses a corrupt one, keeping the one in force")
