@@ -59,6 +59,7 @@ public final class ForceService: @unchecked Sendable {
     var signalSources: [DispatchSourceSignal] = []
     let startedAt = Date()
 
+    /// A service for `configuration`, logging through `logger`. Nothing is opened until ``prepare()``.
     public init(configuration: ServiceConfiguration, logger: Logger) {
         self.configuration = configuration
         self.logger = logger

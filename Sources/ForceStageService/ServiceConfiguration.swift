@@ -10,6 +10,7 @@ public struct PanelSource: Sendable {
     public var profilePath: String?
     /// Device name and label patterns the source is for (`nil`: any).
     public var matchName: String?
+    /// Panel label pattern the source is for (`nil`: any).
     public var matchLabel: String?
     /// Per force channel calibration.
     public var forceCalibration: [ForceChannelCalibration]
@@ -94,6 +95,7 @@ public struct ServiceConfiguration: Sendable {
     /// The environment (systemd's NOTIFY_SOCKET and WATCHDOG_USEC).
     public var environment: [String: String] = [:]
 
+    /// A configuration with the defaults for everything but the device and the panel.
     public init(uri: String, open: @escaping @Sendable () -> Result<IIODevice, ServiceOpenFailure>, source: PanelSource) {
         self.uri = uri
         self.open = open
@@ -103,15 +105,19 @@ public struct ServiceConfiguration: Sendable {
 
 /// A device that could not be opened, with the message for people.
 public struct ServiceOpenFailure: Error, Sendable {
+    /// What is wrong and what to do.
     public var message: String
+    /// A failure with its message.
     public init(message: String) { self.message = message }
 }
 
 /// Why the service refused to start: the message says what to do; the code is the exit status.
 public struct ServiceStartError: Error, CustomStringConvertible, Sendable {
+    /// What is wrong and what to do.
     public var description: String
     /// 1 bad input or missing device, 2 bad calibration or profile.
     public var code: Int32
+    /// A refusal with its message and exit status.
     public init(_ description: String, code: Int32 = 1) {
         self.description = description
         self.code = code

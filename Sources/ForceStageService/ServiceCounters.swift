@@ -13,6 +13,7 @@ public struct ServiceEvent: BitwiseCopyable, Sendable {
     /// Marks the end of the stream (no event).
     public var isEnd: Bool
 
+    /// An event for the sinks.
     public init(event: ForceEvent, arrivalNs: Int64, monotonicStamp: Bool, isEnd: Bool = false) {
         self.event = event
         self.arrivalNs = arrivalNs
@@ -23,8 +24,10 @@ public struct ServiceEvent: BitwiseCopyable, Sendable {
 
 /// Where the service stands, as `status` reports it.
 public enum ServiceHealth: Int, Sendable {
+    /// Opened, no scan yet; streaming; sensor lost (reconnecting); ending.
     case starting = 0, streaming, lost, stopping
 
+    /// The word `status` prints.
     public var name: String {
         switch self {
         case .starting: return "starting"
@@ -55,14 +58,18 @@ public final class ServiceCounters: Sendable {
     public let budgetViolations = Atomic<Int64>(0)
     /// Times the sensor was lost.
     public let losses = Atomic<Int64>(0)
-    /// Profile reloads applied and refused.
+    /// Profile reloads applied.
     public let reloads = Atomic<Int64>(0)
+    /// Profile reloads refused (the old profile stayed).
     public let reloadFailures = Atomic<Int64>(0)
     /// ``ServiceHealth`` raw value.
     public let health = Atomic<Int>(ServiceHealth.starting.rawValue)
 
+    /// All zero, health `starting`.
     public init() {}
 
+    /// The health now.
     public var healthState: ServiceHealth { ServiceHealth(rawValue: health.load(ordering: .relaxed)) ?? .starting }
+    /// Sets the health.
     public func setHealth(_ h: ServiceHealth) { health.store(h.rawValue, ordering: .relaxed) }
 }

@@ -5,6 +5,7 @@ import Foundation
 public enum StatusClient {
     /// Why the status could not be read: a message for people.
     public struct Failure: Error, CustomStringConvertible {
+        /// What went wrong and what to check.
         public var description: String
     }
 
