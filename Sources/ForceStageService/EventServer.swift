@@ -63,11 +63,23 @@ final class EventClient {
     /// Queues a reply; replies past the small reserve are dropped (a client spamming commands it never reads).
     func enqueue(reply line: String) { _ = append(.reply(line)) }
 
+    /// Queues a line at shutdown even past the bound (the drop report and the final status).
+    func enqueueFinal(_ line: String) {
+        if queued == queue.count {
+            // Grow by one slot, keeping the ring's order: once per line, only at shutdown.
+            var ordered: [ClientEntry?] = (0..<queued).map { queue[(head + $0) % queue.count] }
+            ordered.append(nil)
+            queue = ordered
+            head = 0
+        }
+        _ = append(.reply(line))
+    }
+
     /// Queues the drop report now, if any is owed (at shutdown), even past the bound.
     func flushDropNotice() {
         guard pendingDrops > 0 else { return }
-        if queued == queue.count { queue.append(nil) }   // one extra slot, once, at shutdown
-        if append(.reply(dropNotice())) { pendingDrops = 0 }
+        enqueueFinal(dropNotice())
+        pendingDrops = 0
     }
 
     private func dropNotice() -> String {
@@ -226,7 +238,7 @@ final class EventServer {
     func shutdown(finalLine: String, seconds: Double) {
         for c in clients where !c.dead {
             c.flushDropNotice()
-            c.enqueue(reply: finalLine)
+            c.enqueueFinal(finalLine)
         }
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
