@@ -85,7 +85,7 @@ public struct LatencyBudget: Equatable, Sendable {
             advice.append("at \(rate) one scan alone takes \(ms(periodMs)) ms: raise the sample rate (sampling_frequency, or the HX711's RATE pin)")
         }
         advice.append("or raise --budget-ms / [latency] budget_ms to at least \(ms(worstCaseMs))")
-        return "a \(rate) sensor cannot meet the \(ms(budgetMs)) ms latency budget: worst case \(ms(worstCaseMs)) ms (sampling \(ms(samplingMs)) + refill \(ms(refillMs)) + spike filter \(ms(filterMs)) + debounce \(ms(debounceMs))); " + advice.joined(separator: "; ")
+        return "a sensor at \(rate) cannot meet the \(ms(budgetMs)) ms latency budget: worst case \(ms(worstCaseMs)) ms (sampling \(ms(samplingMs)) + refill \(ms(refillMs)) + spike filter \(ms(filterMs)) + debounce \(ms(debounceMs))); " + advice.joined(separator: "; ")
     }
 
     private var rateText: String {

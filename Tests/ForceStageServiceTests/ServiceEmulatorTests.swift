@@ -220,7 +220,7 @@ struct ServiceEmulatorTests {
         """.write(to: deferred, atomically: true, encoding: .utf8)
         let budget = try runProcess([fs, "emulate", demo, "--", fs, "run", "--rate", "80", "--profile", deferred.path], in: dir)
         #expect(budget.status == 1)
-        #expect(budget.stderr.contains("forcestage run: a 80 scans/s sensor cannot meet the 25 ms latency budget: worst case 50 ms"), "\(budget.stderr)")
+        #expect(budget.stderr.contains("forcestage run: a sensor at 80 scans/s cannot meet the 25 ms latency budget: worst case 50 ms"), "\(budget.stderr)")
         #expect(budget.stderr.contains("3-scan deferred press debounce adds 25 ms: set [debounce] press = \"eager\" or lower press_ms"))
         #expect(budget.stderr.contains("raise --budget-ms / [latency] budget_ms to at least 50"))
         let overridden = try runProcess([fs, "emulate", "--end-after-recording", "--as-fast-as-possible", demo, "--",
