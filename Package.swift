@@ -15,6 +15,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         // Counts malloc calls, so tests and `forcestage bench` can show the per-scan path allocates nothing.
         .package(url: "https://github.com/ordo-one/malloc-interposer", from: "1.6.1"),
+        // Structured logging for the long-lived service.
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         // The embedded-clean core: no Foundation, no existentials, no allocation per scan.
@@ -52,6 +54,14 @@ let package = Package(
                 .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
             ]
         ),
+        // The deployable service: reader, classifier and sink threads over lock-free rings, socket, systemd.
+        .target(
+            name: "ForceStageService",
+            dependencies: [
+                "ForceStageCore", "ForceStageHost", "ForceStageIIO",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(
             name: "forcestage",
             dependencies: [
@@ -60,6 +70,8 @@ let package = Package(
                 "ForceStageIIO",
                 "ForceStageEmulator",
                 "ForceStageBench",
+                "ForceStageService",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -78,6 +90,14 @@ let package = Package(
         .testTarget(
             name: "ForceStageIIOTests",
             dependencies: ["ForceStageCore", "ForceStageHost", "ForceStageIIO", "ForceStageEmulator"]
+        ),
+        // Ring and budget unit tests; the service end to end in the emulator (needs root, skipped otherwise).
+        .testTarget(
+            name: "ForceStageServiceTests",
+            dependencies: [
+                "ForceStageCore", "ForceStageHost", "ForceStageService",
+                .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
+            ]
         ),
     ]
 )

@@ -3,29 +3,43 @@ import ForceStageCore
 import ForceStageEmulator
 import ForceStageHost
 import ForceStageIIO
+import ForceStageService
 import Foundation
+import Logging
+
+/// Log levels an operator can pass to `--log-level`.
+extension Logger.Level: @retroactive ExpressibleByArgument {}
 
 extension ForceStage {
-    /// `forcestage run`: stream a live device through the pipeline and print events.
+    /// `forcestage run`: the service. Streams a live device through the pipeline and hands events to sinks.
     struct Run: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Classify a live IIO force sensor: print peek/pop/release (and sensor health) as JSON lines.",
+            abstract: "Classify a live IIO force sensor as a long-lived service: events as JSON lines on stdout and on a Unix socket.",
             discussion: """
-            Output is one JSON object per event, the same as `forcestage replay`. A lost device \
-            (gone, or repeated refill timeouts) prints `lost` (and `release` for a press in \
-            progress); run then reconnects with backoff and prints `recovered` when scans flow again.
+            A reader thread only refills libiio buffers into a lock-free ring; the classifier consumes \
+            it and pushes events into a second ring that the sinks drain. Overflows are counted and \
+            reported by `forcestage status`, never silent. At start the worst-case press-to-event time \
+            is computed from the sample rate, scans per refill and debounce, logged, and a configuration \
+            that cannot meet --budget-ms (or the profile's [latency] budget_ms) is refused. A lost device \
+            prints `lost` (and `release` for a press in progress) and is reopened with backoff. \
+            SIGHUP re-reads --profile (a bad one is refused and the old one stays); SIGTERM/SIGINT \
+            end cleanly. Under systemd (Type=notify) it sends READY=1 once scans flow and WATCHDOG=1 \
+            only while they keep flowing.
             """)
 
         @OptionGroup var source: DeviceOptions
 
-        @Option(help: "A recording whose calibration to use (default: the recording being emulated, when its device name/label matches).")
+        @Option(help: "The panel's profile (TOML; see README). SIGHUP re-reads it.")
+        var profile: String?
+
+        @Option(help: "A recording whose calibration to use instead of a profile (default: the recording being emulated, when its device name/label matches).")
         var calibration: String?
 
-        @Option(help: "Scans per refill (default: what arrives within --latency-budget-ms, 1 to 4).")
-        var scansPerRefill: Int?
+        @Option(help: "Allowed press-to-event time, milliseconds (default: the profile's [latency] budget_ms, else 25). Also decides the default scans per refill.")
+        var budgetMs: Double?
 
-        @Option(help: "Latency budget for choosing scans per refill, milliseconds.")
-        var latencyBudgetMs: Double = 5
+        @Option(help: "Scans per refill (default: the most, 1 to 4, that keeps the budget and waits at most 5 ms).")
+        var scansPerRefill: Int?
 
         @Option(help: "Kernel buffers to queue (iio_device_set_kernel_buffers_count).")
         var kernelBuffers: Int = 4
@@ -42,171 +56,94 @@ extension ForceStage {
         @Flag(help: "End (exit 0) at the first refill timeout while the device is still present: how an exhausted emulated recording shows.")
         var exitOnTimeout = false
 
+        @Option(help: "Also serve events and status on this Unix socket (mode 0660); `forcestage status --socket PATH` reads it.")
+        var socket: String?
+
+        @Option(help: "Events each socket client may have waiting before its drops are counted (and told to it).")
+        var clientQueue: Int = 1024
+
+        @Flag(help: "Do not print events on standard output (socket clients only).")
+        var noStdout = false
+
+        @Option(help: "Log level on standard error: trace, debug, info, notice, warning, error, critical.")
+        var logLevel: Logger.Level = .info
+
         func validate() throws {
             if let s = scansPerRefill, s < 1 { throw ValidationError("--scans-per-refill must be at least 1") }
             if kernelBuffers < 1 { throw ValidationError("--kernel-buffers must be at least 1") }
             if timeoutsBeforeLost < 1 { throw ValidationError("--timeouts-before-lost must be at least 1") }
+            if let b = budgetMs, !(b > 0 && b.isFinite) { throw ValidationError("--budget-ms must be above 0") }
+            if clientQueue < 1 { throw ValidationError("--client-queue must be at least 1") }
+            if profile != nil && calibration != nil { throw ValidationError("give --profile or --calibration, not both") }
+            if noStdout && socket == nil { throw ValidationError("--no-stdout needs --socket, or events would go nowhere") }
         }
 
-        /// Whether a device that timed out is still present: then the silence is the
-        /// end of the data (an exhausted recording), not a lost sensor.
-        private func deviceStillThere(_ dev: IIODevice) -> Bool {
-            guard let context = try? IIOContext(uri: source.uri) else { return false }
-            return (try? context.device(dev.id)) != nil
-        }
-
-        /// The calibration recording: --calibration, else the emulated one if it matches the device.
-        private func calibrationMetadata(for device: IIODevice) throws -> RecordingMetadata {
-            if let calibration {
-                do { return try RecordingMetadata.load(URL(fileURLWithPath: calibration)) } catch {
+        /// The calibration: --profile, --calibration, else the emulated recording if it matches the device.
+        private func panelSource(for device: IIODevice) throws -> PanelSource {
+            if let profile {
+                do { return PanelSource(profile: try Profile.load(URL(fileURLWithPath: profile))) } catch {
                     throw fail("run", error.description, code: 2)
                 }
             }
-            if let path = ProcessInfo.processInfo.environment[EmulatorEnvironment.recording],
-               let metadata = try? RecordingMetadata.load(URL(fileURLWithPath: path)),
-               metadata.deviceName == device.name, metadata.deviceLabel == nil || metadata.deviceLabel == device.label {
-                return metadata
+            let metadata: RecordingMetadata
+            let name: String
+            if let calibration {
+                do { metadata = try RecordingMetadata.load(URL(fileURLWithPath: calibration)) } catch {
+                    throw fail("run", error.description, code: 2)
+                }
+                name = calibration
+            } else if let path = ProcessInfo.processInfo.environment[EmulatorEnvironment.recording],
+                      let m = try? RecordingMetadata.load(URL(fileURLWithPath: path)),
+                      m.deviceName == device.name, m.deviceLabel == nil || m.deviceLabel == device.label {
+                metadata = m
+                name = path
+            } else {
+                throw fail("run", "no calibration for \(device.displayName); pass --profile PROFILE.toml (or --calibration REC.json, a recording of this panel with a calibration)")
             }
-            throw fail("run", "no calibration for \(device.displayName); pass --calibration REC.json (a recording of this panel with a calibration)")
+            guard let cal = metadata.calibration else {
+                throw fail("run", "\(name) has no calibration; add one, or pass --profile", code: 2)
+            }
+            return PanelSource(name: name, calibration: cal, sampleRateHz: metadata.sampleRateHz)
         }
 
         func run() throws {
+            let level = logLevel
+            LoggingSystem.bootstrap { label in
+                var handler = StreamLogHandler.standardError(label: label)
+                handler.logLevel = level
+                return handler
+            }
+            let logger = Logger(label: "forcestage.run")
+
             let first: IIODevice
             switch source.open() {
             case .success(let d): first = d
             case .failure(let f): throw fail("run", f.message)
             }
-            let metadata = try calibrationMetadata(for: first)
-            guard let calibration = metadata.calibration else {
-                throw fail("run", "\(self.calibration ?? "the recording") has no calibration; add one or pass another --calibration", code: 2)
-            }
-            let rate = first.samplingFrequency ?? rate ?? metadata.sampleRateHz
-            let scans = scansPerRefill ?? IIOBuffer.defaultScansPerRefill(sampleRateHz: rate, latencyBudgetMs: latencyBudgetMs)
-            let forceIDs = calibration.force.map { $0.channel }
+            let panel = try panelSource(for: first)
+            let options = source
+            var config = ServiceConfiguration(uri: source.uri, open: {
+                options.open().mapError { ServiceOpenFailure(message: $0.message) }
+            }, source: panel)
+            config.scansPerRefill = scansPerRefill
+            config.kernelBuffers = kernelBuffers
+            config.rateHz = rate
+            config.budgetMs = budgetMs
+            config.blocking = blocking
+            config.timeoutMs = source.timeoutMs
+            config.timeoutsBeforeLost = timeoutsBeforeLost
+            config.exitOnTimeout = exitOnTimeout
+            config.stdoutSink = !noStdout
+            config.socketPath = socket
+            config.clientQueue = clientQueue
+            config.environment = ProcessInfo.processInfo.environment
 
-            let holder = BufferHolder()
-            let stop = StopSignal { holder.cancel() }
-            var pipeline: ForcePipeline?
-            var events = EventRing()
-            var lastTimestamp: Int64 = 0
-            var lastArrival: Int64 = monotonicNow()
-            // A loss is stamped on the stream's own clock: the last scan's timestamp plus the time since it came.
-            func lossTimestamp() -> Int64 { lastTimestamp &+ (monotonicNow() &- lastArrival) }
-            var output = [UInt8]()
-            output.reserveCapacity(4096)
-
-            func flush() {
-                while let e = events.popFirst() {
-                    output.append(contentsOf: (eventJSON(e, sampleRateHz: rate).rendered() + "\n").utf8)
-                }
-                if !output.isEmpty {
-                    // One write(2) per refill's events, unbuffered: the line leaves now.
-                    output.withUnsafeBytes { raw in
-                        var offset = 0
-                        while offset < raw.count {
-                            let n = write(1, raw.baseAddress! + offset, raw.count - offset)
-                            if n < 0 && errno == EINTR { continue }
-                            if n <= 0 { break }
-                            offset += n
-                        }
-                    }
-                    output.removeAll(keepingCapacity: true)
-                }
+            let service = ForceService(configuration: config, logger: logger)
+            do { try service.prepare() } catch {
+                throw fail("run", error.description, code: error.code)
             }
-
-            var device: IIODevice? = first
-            var backoffMs: UInt32 = 50
-            session: while !stop.stopped {
-                if device == nil {
-                    usleep(backoffMs * 1000)
-                    backoffMs = min(backoffMs * 2, 2000)
-                    if case .success(let d) = source.open() { device = d } else { continue }
-                }
-                let dev = device!
-                device = nil
-                let stream: IIOStreamChannels
-                do { stream = try dev.enableChannels(forceIDs, timestamp: true) } catch {
-                    if pipeline == nil { throw fail("run", "\(dev.displayName): \(error)") }
-                    continue
-                }
-                if pipeline == nil {
-                    switch calibration.pipeline(layout: stream.layout, sampleRateHz: rate, slot: stream.slot(of:), timestampSlot: stream.timestampSlot) {
-                    case .success(let p): pipeline = p
-                    case .failure(let e): throw fail("run", "\(dev.displayName): \(e)", code: 2)
-                    }
-                } else if pipeline!.layout != stream.layout {
-                    FileHandle.standardError.write(Data("forcestage run: \(dev.displayName) came back with a different scan layout; waiting\n".utf8))
-                    continue
-                }
-                dev.useMonotonicTimestamps()
-                let buffer: IIOBuffer
-                do { buffer = try IIOBuffer(device: dev, scansPerRefill: scans, kernelBuffers: kernelBuffers) } catch {
-                    if holder.everConnected == false { throw fail("run", "cannot stream from \(dev.displayName): \(error)") }
-                    continue
-                }
-                var pollDriven = !blocking && dev.context.isLocal
-                if pollDriven { do { try buffer.setBlocking(false) } catch { pollDriven = false } }
-                holder.set(buffer)
-                if stop.stopped { break }
-                backoffMs = 50
-                var timeouts = 0
-                while true {
-                    let result = pollDriven ? buffer.waitAndRefill(timeoutMs: Int32(source.timeoutMs == 0 ? -1 : Int32(source.timeoutMs))) : buffer.refill()
-                    switch result {
-                    case .success:
-                        timeouts = 0
-                        lastArrival = monotonicNow()
-                        let bytes = buffer.bytes
-                        // The pipeline takes what the event ring has room for; flush and go on.
-                        var consumed = 0
-                        while bytes.count - consumed >= stream.layout.scanSize {
-                            consumed += pipeline!.process(scans: UnsafeRawBufferPointer(rebasing: bytes[consumed...]), into: &events)
-                            flush()
-                        }
-                        if bytes.count >= stream.layout.scanSize, let base = bytes.baseAddress {
-                            lastTimestamp = pipeline!.timestamp(scan: base + bytes.count - stream.layout.scanSize, sample: pipeline!.nextSample - 1)
-                        }
-                        flush()
-                    case .failure(let e) where e.isCancelled || stop.stopped:
-                        break session
-                    case .failure(let e) where e.isTimeout && exitOnTimeout && deviceStillThere(dev):
-                        break session
-                    case .failure(let e) where e.isTimeout:
-                        timeouts += 1
-                        if timeouts < timeoutsBeforeLost { continue }
-                        pipeline!.sensorLost(timestampNs: lossTimestamp(), into: &events)
-                        flush()
-                        holder.set(nil)
-                        continue session
-                    case .failure:
-                        pipeline!.sensorLost(timestampNs: lossTimestamp(), into: &events)
-                        flush()
-                        holder.set(nil)
-                        continue session
-                    }
-                }
-            }
-            holder.set(nil)
-            if pipeline != nil {
-                pipeline!.finish(into: &events)
-                flush()
-            }
+            let status = service.run()
+            if status != 0 { throw ExitCode(status) }
         }
     }
-}
-
-/// The current buffer, reachable from the signal handler so that SIGINT cancels a refill.
-final class BufferHolder: @unchecked Sendable {
-    private let lock = NSLock()
-    private var buffer: IIOBuffer?
-    private(set) var everConnected = false
-
-    func set(_ b: IIOBuffer?) {
-        lock.withLock {
-            buffer = b
-            if b != nil { everConnected = true }
-        }
-    }
-
-    func cancel() { lock.withLock { buffer?.cancel() } }
 }

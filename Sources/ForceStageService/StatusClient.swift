@@ -1,0 +1,76 @@
+import Foundation
+
+/// The client side of `forcestage status`: connects to the service's socket,
+/// asks for `status`, and returns the reply line.
+public enum StatusClient {
+    /// Why the status could not be read: a message for people.
+    public struct Failure: Error, CustomStringConvertible {
+        /// What went wrong and what to check.
+        public var description: String
+    }
+
+    /// Connects to `path`, sends `status`, and returns the service's status line (JSON).
+    public static func fetch(socketPath path: String, timeoutMs: Int32 = 3000) throws(Failure) -> String {
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: addr.sun_path) else { throw Failure(description: "\(path) is too long for a Unix socket path") }
+        withUnsafeMutableBytes(of: &addr.sun_path) { raw in for (i, b) in bytes.enumerated() { raw[i] = b } }
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw Failure(description: "cannot create a socket: \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        let connected = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+        guard connected == 0 else {
+            let e = errno
+            let hint = e == ENOENT || e == ECONNREFUSED ? "is `forcestage run --socket \(path)` running?" :
+                e == EACCES ? "your user needs to be in the service's group (forcestage)" : "check the path"
+            throw Failure(description: "cannot connect to \(path): \(String(cString: strerror(e))); \(hint)")
+        }
+        let request = Array("status\n".utf8)
+        _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        // Events may arrive before the reply: read lines until the status one.
+        var pending: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let deadline = Date().addingTimeInterval(Double(timeoutMs) / 1000)
+        while Date() < deadline {
+            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&p, 1, 100) >= 0 else { break }
+            if p.revents == 0 { continue }
+            let n = recv(fd, &buffer, buffer.count, 0)
+            if n <= 0 { break }
+            pending.append(contentsOf: buffer[0..<n])
+            while let nl = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: pending[..<nl], as: UTF8.self)
+                pending.removeSubrange(...nl)
+                if line.hasPrefix("{\"status\":") { return line }
+            }
+        }
+        throw Failure(description: "no status reply from \(path) within \(timeoutMs) ms; the service may be stuck")
+    }
+
+    /// The status line as text for people.
+    public static func humanReadable(_ line: String) -> String {
+        guard let data = line.data(using: .utf8),
+              let top = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+              let s = top["status"] as? [String: Any] else { return line }
+        func v(_ k: String) -> String { s[k].map { "\($0)" } ?? "-" }
+        func lat(_ k: String) -> String {
+            guard let l = s[k] as? [String: Any], let n = l["samples"] as? Int, n > 0 else { return "no events yet" }
+            return ["p50", "p90", "p99", "p999", "max"].map { "\($0 == "p999" ? "p99.9" : $0) \(l[$0].map { "\($0)" } ?? "-")" }.joined(separator: "  ") + " ms  (\(n) events)"
+        }
+        let o = s["overflows"] as? [String: Any] ?? [:]
+        return """
+        health          \(v("health"))  \(v("device"))  pid \(v("pid"))  up \(v("uptimeSeconds")) s
+        profile         \(v("profile"))  \(v("sampleRateHz")) scans/s  \(v("scansPerRefill")) scans per refill
+        scans           \(v("scans")) classified, \(v("scansRead")) read, \(v("droppedScans")) dropped (timestamp gaps)
+        events          \(v("events"))
+        overflows       scan ring \(o["scanRing"].map { "\($0)" } ?? "-"), classifier ring \(o["classifierRing"].map { "\($0)" } ?? "-"), event ring \(o["eventRing"].map { "\($0)" } ?? "-")
+        budget          \(v("budgetMs")) ms, worst case \(v("worstCaseMs")) ms, \(v("budgetViolations")) violations
+        latency         \(lat("latencyMs"))
+        host latency    \(lat("hostLatencyMs"))
+        sensor losses   \(v("losses"))
+        reloads         \(v("reloads")) applied, \(v("reloadFailures")) refused
+        clients         \(v("clients")) connected, \(v("clientDrops")) events dropped for slow clients
+        """
+    }
+}
