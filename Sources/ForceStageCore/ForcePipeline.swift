@@ -272,10 +272,12 @@ public struct ForcePipeline: Sendable {
         guard !_stuck && !_saturated && !_lost && !_classifier._suspended else { return false }
         let size = layout.scanSize
         let first = _nextSample
-        var window = SIMD32<Float>()
+        // Plain arrays filled scalar by scalar (a vector insert per scan stalls),
+        // loaded as vectors once.
+        var window = InlineArray<18, Float>(repeating: 0)
         window[0] = _classifier._older
         window[1] = _classifier._previous
-        var stamps = SIMD16<Int64>()
+        var stamps = InlineArray<16, Int64>(repeating: 0)
         var lastRaw = _lastRaw
         var lastTimestamp = _lastTimestamp
         var stuckRun = _stuckRun
@@ -318,7 +320,7 @@ public struct ForcePipeline: Sendable {
         _stuckRun = stuckRun
         _saturatedRun = 0
         _lastForce = window[Classifier.blockScans + 1]
-        let (a, b, c) = withUnsafeBytes(of: window) { raw in
+        let (a, b, c) = withUnsafeBytes(of: &window) { raw in
             (raw.loadUnaligned(as: SIMD16<Float>.self),
              raw.loadUnaligned(fromByteOffset: 4, as: SIMD16<Float>.self),
              raw.loadUnaligned(fromByteOffset: 8, as: SIMD16<Float>.self))
