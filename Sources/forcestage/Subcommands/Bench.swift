@@ -69,7 +69,7 @@ func benchText(_ reports: [WorkloadReport]) -> String {
         lines.append("\(r.name): \(r.scans) scans at \(f(r.sampleRateHz, 0)) scans/s, fast path took \(f(r.fastBlockFraction * 100, 1)) % of 16-scan blocks")
         lines.append("  " + "loop".padding(toLength: 30, withPad: " ", startingAt: 0) + "   ns/scan     Mscans/s   vs sum   vs iio   allocs/scan")
         for k in r.kernels {
-            let vsSum = r.ratio(k.kernel, to: .sum).map { f($0, 2) + "x" } ?? "-"
+            let vsSum = r.ratio(k.kernel, to: .sum).map { f($0, $0 < 0.1 ? 3 : 2) + "x" } ?? "-"
             let vsIIO = r.ratio(k.kernel, to: .iioConvert).map { f($0, 1) + "x" } ?? "-"
             let name = k.kernel.rawValue.padding(toLength: 30, withPad: " ", startingAt: 0)
             lines.append("  \(name) \(f(k.nsPerScan, 2).leftPad(9))  \(f(k.scansPerSecond / 1e6, 2).leftPad(11))  \(vsSum.leftPad(7))  \(vsIIO.leftPad(7))  \(f(k.allocationsPerScan, 4).leftPad(12))")
