@@ -59,7 +59,16 @@ public final class Workload: @unchecked Sendable {
             xml += #"<channel id="voltage\#(i)" type="input"><scan-element index="\#(c.index)" format="\#(format)" scale="1.0" /></channel>"#
         }
         xml += "</device></context>"
-        guard let ctx = xml.withCString({ iio_create_xml_context_mem($0, strlen($0)) }) else {
+        // libxml2 prints "validity error: no DTD found" for a context without
+        // libiio's DTD; the context is fine, so that line is kept off stderr.
+        let savedStderr = dup(2)
+        let devNull = open("/dev/null", O_WRONLY)
+        if savedStderr >= 0 && devNull >= 0 { dup2(devNull, 2) }
+        let created = xml.withCString { iio_create_xml_context_mem($0, strlen($0)) }
+        if savedStderr >= 0 && devNull >= 0 { dup2(savedStderr, 2) }
+        if savedStderr >= 0 { close(savedStderr) }
+        if devNull >= 0 { close(devNull) }
+        guard let ctx = created else {
             throw WorkloadError(description: "\(name): libiio refused the channel formats as an XML context")
         }
         context = ctx
