@@ -78,8 +78,7 @@ let package = Package(
         .testTarget(
             name: "ForceStageCoreTests",
             dependencies: [
-                "ForceStageCore", "ForceStageHost", "CIIO",
-                .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
+                "ForceStageCore", "ForceStageHost", "CIIO", "ForceStageBench",
             ]
         ),
         .testTarget(
@@ -95,8 +94,7 @@ let package = Package(
         .testTarget(
             name: "ForceStageServiceTests",
             dependencies: [
-                "ForceStageCore", "ForceStageHost", "ForceStageService",
-                .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
+                "ForceStageCore", "ForceStageHost", "ForceStageService", "ForceStageBench",
             ]
         ),
     ]

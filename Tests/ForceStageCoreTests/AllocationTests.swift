@@ -1,27 +1,11 @@
 import Foundation
-import MallocInterposerSwift
+import ForceStageBench
 import Testing
 @testable import ForceStageCore
 
-/// The thread whose allocations are counted; other test threads are ignored.
-nonisolated(unsafe) private var countedThread: pthread_t?
-nonisolated(unsafe) private var countedAllocations = 0
-
-private let allocationHook: MallocInterposerSwift.AllocationHook = { _ in
-    if let t = countedThread, pthread_equal(pthread_self(), t) != 0 { countedAllocations += 1 }
-}
-
-/// Runs `body` on the current thread and returns how many allocations it made.
-func allocations(during body: () -> Void) -> Int {
-    MallocInterposerSwift.setAllocationHook(allocationHook)
-    MallocInterposerSwift.hook()
-    countedAllocations = 0
-    countedThread = pthread_self()
-    body()
-    countedThread = nil
-    MallocInterposerSwift.unhook()
-    return countedAllocations
-}
+/// Allocations `body` makes on the calling thread (malloc-interposer), the
+/// same counter `forcestage bench` uses.
+func allocations(during body: () -> Void) -> Int { countAllocations(body) }
 
 @Suite("Allocation", .serialized)
 struct AllocationTests {
