@@ -20,6 +20,18 @@ public struct Profile: Sendable {
     /// Where it was read from.
     public var file: String
 
+    /// Creates a profile from its parts (calibrate builds one from a session).
+    public init(name: String, matchName: String?, matchLabel: String?, channels: [ForceChannelCalibration],
+                settings: ClassifierSettings, budgetMilliseconds: Double?, file: String) {
+        self.name = name
+        self.matchName = matchName
+        self.matchLabel = matchLabel
+        self.channels = channels
+        self.settings = settings
+        self.budgetMilliseconds = budgetMilliseconds
+        self.file = file
+    }
+
     /// Reads and validates a profile; errors name the file, line and key.
     public static func load(_ url: URL) throws(InputError) -> Profile {
         let text: String
