@@ -53,14 +53,17 @@ public struct ForcePlot {
 
     /// The SVG text for a force series already computed.
     public func svg(force: [Double], sampleRateHz: Double, settings: ClassifierSettings, events: [ForceEvent], labels: [Label]) -> String {
-        let left = 64.0, right = 24.0, top = 44.0, bottom = 70.0
+        let left = 64.0, right = 116.0, top = 44.0, bottom = 70.0
         let plotW = width - left - right, plotH = height - top - bottom
         let count = max(force.count, 2)
         let seconds = Double(count - 1) / sampleRateHz
         let peek = Double(settings.peekNewtons), pop = Double(settings.popNewtons), release = Double(settings.releaseNewtons)
+        // The range of all but the most extreme 0.1 % at each end: a single spike
+        // does not squash the presses (it is drawn clipped at the edge).
         let sorted = force.sorted()
-        let high = max(pop * 1.25, sorted.isEmpty ? 1 : sorted[min(sorted.count - 1, Int(Double(sorted.count) * 0.999))] * 1.08)
-        let low = min(0, (sorted.first ?? 0)) - 0.05 * high
+        func quantile(_ q: Double) -> Double { sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, max(0, Int(Double(sorted.count) * q)))] }
+        let high = max(pop * 1.25, quantile(0.999) * 1.08)
+        let low = min(0, quantile(0.001)) - 0.05 * high
         func x(_ scan: Double) -> Double { left + scan / Double(count - 1) * plotW }
         func y(_ newtons: Double) -> Double { top + (1 - (min(max(newtons, low), high) - low) / (high - low)) * plotH }
         func f(_ v: Double) -> String { fixed(v, 1) }
@@ -73,9 +76,12 @@ public struct ForcePlot {
         """
         // Hysteresis band and levels.
         s += "<rect x=\"\(f(left))\" y=\"\(f(y(peek)))\" width=\"\(f(plotW))\" height=\"\(f(y(release) - y(peek)))\" fill=\"#f2b134\" fill-opacity=\"0.18\"/>\n"
-        for (value, color, name) in [(pop, "#c0392b", "pop"), (peek, "#d68910", "peek"), (release, "#7f8c8d", "release")] {
+        // Level names in the right margin, pushed apart when levels are close.
+        var labelY = top + plotH + 20
+        for (value, color, name) in [(release, "#27ae60", "release"), (peek, "#d68910", "peek"), (pop, "#c0392b", "pop")] {
             s += "<line x1=\"\(f(left))\" x2=\"\(f(left + plotW))\" y1=\"\(f(y(value)))\" y2=\"\(f(y(value)))\" stroke=\"\(color)\" stroke-dasharray=\"6 4\" stroke-width=\"1.2\"/>\n"
-            s += "<text x=\"\(f(left + plotW - 4))\" y=\"\(f(y(value) - 4))\" text-anchor=\"end\" fill=\"\(color)\">\(name) \(fixed(value, 2)) N</text>\n"
+            labelY = min(y(value) + 4, labelY - 14)
+            s += "<text x=\"\(f(left + plotW + 6))\" y=\"\(f(labelY))\" fill=\"\(color)\">\(name) \(fixed(value, 2)) N</text>\n"
         }
         // Axes and ticks.
         s += "<rect x=\"\(f(left))\" y=\"\(f(top))\" width=\"\(f(plotW))\" height=\"\(f(plotH))\" fill=\"none\" stroke=\"#333\"/>\n"
@@ -100,10 +106,13 @@ public struct ForcePlot {
         s += "<text x=\"\(f(left + plotW / 2))\" y=\"\(f(height - 8))\" text-anchor=\"middle\">time (s)</text>\n"
         s += "<text transform=\"translate(16 \(f(top + plotH / 2))) rotate(-90)\" text-anchor=\"middle\">force above baseline (N)</text>\n"
         // Step marks.
+        var markEnd = [-1e9, -1e9]
         for m in marks {
             let px = x(Double(m.scan))
             s += "<line x1=\"\(f(px))\" x2=\"\(f(px))\" y1=\"\(f(top))\" y2=\"\(f(top + plotH))\" stroke=\"#2c3e50\" stroke-opacity=\"0.35\"/>"
-            s += "<text x=\"\(f(px + 3))\" y=\"\(f(top + 12))\" fill=\"#2c3e50\" font-size=\"11\">\(escape(m.text))</text>\n"
+            let row = px > markEnd[0] ? 0 : 1
+            markEnd[row] = px + 3 + Double(m.text.count) * 6.2
+            s += "<text x=\"\(f(px + 3))\" y=\"\(f(top + 12 + Double(row) * 13))\" fill=\"#2c3e50\" font-size=\"11\">\(escape(m.text))</text>\n"
         }
         // The force: min and max per pixel column, so spikes and short presses stay visible.
         let columns = max(1, Int(plotW))
@@ -135,17 +144,36 @@ public struct ForcePlot {
         }
         // Events: a marker on the curve and the name above it, staggered so that neighbours do not overlap.
         if showEvents {
-            var lastX = [-1e9, -1e9, -1e9]
+            // Each name goes to the first free spot near its marker (above it, or under it
+            // for release), so that close events do not write over each other.
+            var placed: [(x0: Double, x1: Double, y0: Double, y1: Double)] = []
             for e in events where e.kind.isTransition || e.kind == .hold || e.kind.isHealth {
-                let scan = Double(e.sample)
-                let px = x(scan)
+                let px = x(Double(e.sample))
                 let py = y(Double(e.forceNewtons))
                 let color = color(e.kind)
                 s += "<circle cx=\"\(f(px))\" cy=\"\(f(py))\" r=\"3.5\" fill=\"\(color)\" stroke=\"white\" stroke-width=\"0.8\"/>\n"
                 let name = e.kind.name
-                let row = (0..<3).first { px - lastX[$0] > Double(name.count) * 7 + 4 } ?? 0
-                lastX[row] = px
-                let ty = max(top + 24, py - 10 - Double(row) * 13)
+                let half = Double(name.count) * 3.2 + 2
+                let below = e.kind == .release
+                var ty = below ? py + 16 : py - 10
+                for k in 0..<12 {
+                    let candidate = below ? py + 16 + Double(k) * 12 : py - 10 - Double(k) * 12
+                    let clamped = min(top + plotH - 4, max(top + 12, candidate))
+                    let free = !placed.contains { px + half > $0.x0 && px - half < $0.x1 && clamped > $0.y0 && clamped - 10 < $0.y1 }
+                    ty = clamped
+                    if free { break }
+                }
+                if ty <= top + 12 || ty >= top + plotH - 4 {
+                    // Against an edge: go along the edge instead.
+                    for k in 0..<12 {
+                        let candidate = below ? top + plotH - 4 - Double(k) * 12 : top + 12 + Double(k) * 12
+                        if !placed.contains(where: { px + half > $0.x0 && px - half < $0.x1 && candidate > $0.y0 && candidate - 10 < $0.y1 }) {
+                            ty = candidate
+                            break
+                        }
+                    }
+                }
+                placed.append((px - half, px + half, ty - 10, ty))
                 s += "<text x=\"\(f(px))\" y=\"\(f(ty))\" text-anchor=\"middle\" font-size=\"10\" fill=\"\(color)\">\(name)</text>\n"
             }
         }

@@ -140,8 +140,11 @@ public struct CalibrationSession: Sendable {
 
     private var scansPerSecond: Double { plan.sampleRateHz }
     private var noise: Double { max(unloaded?.noiseCounts ?? 1, 0.5) }
-    /// Counts above rest that count as a load: well clear of the noise.
-    private var threshold: Double { 15 * noise }
+    /// Counts above rest that count as a load: well clear of the noise, and
+    /// once the calibration is known at least a tenth of a newton (a panel that
+    /// relaxes slowly after a press, like an FSR, stays above its noise for a while).
+    private var threshold: Double { max(15 * noise, pressFloorCounts) }
+    private var pressFloorCounts = 0.0
 
     /// The first note: the unloaded step's instructions.
     public mutating func start(atScan scan: Int = 0) -> [SessionNote] {
@@ -209,12 +212,13 @@ public struct CalibrationSession: Sendable {
         let sum = (0..<have).map { i in unloadedRaw.indices.reduce(0.0) { $0 + unloadedRaw[$1][i] - zeros[$1] } }
         // Spikes: single scans far from both neighbours; counted, then left out of the noise.
         let smooth = medianOfThree(sum)
-        let residual = zip(sum, smooth).map { abs($0 - $1) }.sorted()
-        let mad = max(residual[residual.count / 2], 0.5)
+        // The scan-to-scan spread, robustly (median absolute first difference), sets what a spike is.
+        let steps = zip(sum.dropFirst(), sum).map { abs($0 - $1) }.sorted()
+        let spread = max(1.4826 * steps[steps.count / 2] / 2.0.squareRoot(), 0.5)
         var clean: [Double] = []
         var spikes = 0
         for i in sum.indices {
-            if abs(sum[i] - smooth[i]) > 12 * mad { spikes += 1 } else { clean.append(sum[i]) }
+            if abs(sum[i] - smooth[i]) > 8 * spread { spikes += 1 } else { clean.append(sum[i]) }
         }
         let fit = lineFit(clean)
         let measurement = UnloadedMeasurement(zeroRaw: zeros, noiseCounts: max(fit.residualStd, 0.5),
@@ -366,6 +370,13 @@ public struct CalibrationSession: Sendable {
             }
         }
         mappings = calibration.map(\.mapping)
+        // The counts (summed over the channels, from zero) that read 0.1 N.
+        var low = 0.0, high = Double(plan.channelMaximumRaw.max() ?? 1) * 2 + 1
+        for _ in 0..<60 {
+            let mid = (low + high) / 2
+            if abs(newtonsAbove(zeros, counts: mid)) < 0.1 { low = mid } else { high = mid }
+        }
+        pressFloorCounts = high
         return [.measured(step, "calibration: " + calibration.map { c -> String in
             switch c.mapping {
             case .linear(let z, let s): return "\(c.channel) zero \(JSON.format(z)), \(JSON.format(s)) N/count"
