@@ -226,9 +226,9 @@ public struct CalibrationSession: Sendable {
                                               seconds: Double(have) / scansPerSecond)
         // A panel that is being touched moves by far more than its noise: ask again.
         let span = (smooth.max() ?? 0) - (smooth.min() ?? 0)
-        if span > 60 * measurement.noiseCounts + abs(fit.slope) * Double(have) {
+        if span > 40 * spread + abs(fit.slope) * Double(have) {
             unloadedRaw = Array(repeating: [], count: plan.channels.count)
-            return notes + [.problem(.unloaded, "the reading moved by \(Int(span)) counts, far more than its noise (\(n(measurement.noiseCounts, 1)) counts): something touched the panel; keep it unloaded", restart: .unloaded)]
+            return notes + [.problem(.unloaded, "the reading moved by \(Int(span)) counts, far more than its scan-to-scan noise (\(n(spread, 1)) counts): something touched the panel; keep it unloaded", restart: .unloaded)]
         }
         unloaded = measurement
         idleScans = have
@@ -325,8 +325,11 @@ public struct CalibrationSession: Sendable {
         guard let grams = massesGrams[i] else {
             return [.problem(step, "no mass was given for this step", restart: step)]
         }
+        // Measured from the resting level just before the load (it follows drift
+        // while idle), not from the zero of the unloaded step seconds earlier.
+        let restShare = rest / Double(channels.count)
         let deltas = channels.indices.map { c in
-            channels[c][range].reduce(0, +) / Double(range.count) - unloaded!.zeroRaw[c]
+            channels[c][range].reduce(0, +) / Double(range.count) - unloaded!.zeroRaw[c] - restShare
         }
         if let previous = massPoints.last, abs(deltas.reduce(0, +)) <= abs(previous.deltas.reduce(0, +)) || grams <= previous.grams {
             return [.problem(step, "each mass must be heavier than the one before (and read higher): \(n(grams, 0)) g after \(n(previous.grams, 0)) g", restart: step)]
