@@ -173,7 +173,9 @@ struct MeterScreen {
     /// The screen, each line at most `width` columns.
     func lines(width: Int) -> [String] {
         let peek = Double(settings.peekNewtons), pop = Double(settings.popNewtons), release = Double(settings.releaseNewtons)
-        let full = niceTop(max(pop * 1.5, net * 1.1))
+        // A fixed scale (twice the pop level), so that the levels stay put and readable;
+        // a harder press fills the bar and shows '>' at its end.
+        let full = niceTop(pop * 2)
         let barWidth = width - 12
         func col(_ v: Double) -> Int { max(0, min(barWidth - 1, Int((v / full * Double(barWidth)).rounded()))) }
         var bar = Array(repeating: Character(" "), count: barWidth)
@@ -182,14 +184,11 @@ struct MeterScreen {
         for (v, mark) in [(release, Character(":")), (peek, Character("|")), (pop, Character("|"))] where bar[col(v)] != "#" {
             bar[col(v)] = mark
         }
-        var scale = Array(repeating: Character(" "), count: barWidth)
-        func put(_ text: String, at c: Int) {
+        if net > full { bar[barWidth - 1] = ">" }
+        func marker(_ text: String, at c: Int) -> String {
             let start = max(0, min(barWidth - text.count, c))
-            for (i, ch) in text.enumerated() where start + i < barWidth { scale[start + i] = ch }
+            return " " + String(repeating: " ", count: start) + text
         }
-        put("0", at: 0)
-        put("^peek \(String(format: "%.2f", peek))", at: col(peek))
-        put("^pop \(String(format: "%.2f", pop))", at: col(pop))
         let stateText: String
         switch state {
         case .idle: stateText = "idle"
@@ -201,9 +200,9 @@ struct MeterScreen {
         out.append(clip("levels from \(source)", width))
         out.append(clip(String(format: "force %7.3f N   state %@", net, stateText), width))
         out.append(clip("[" + String(bar) + "]" + String(format: " %.1f N", full), width))
-        out.append(clip(" " + String(scale), width))
+        out.append(clip(marker("^peek \(String(format: "%.2f", peek)) N  (release below :)", at: col(peek)), width))
+        out.append(clip(marker("^pop \(String(format: "%.2f", pop)) N", at: col(pop)), width))
         out.append(clip(String(format: "noise %.4f N rms   baseline %.3f N   release below %.2f N   scans %d", noiseSquare.squareRoot(), baseline, release, scans), width))
-        out.append("")
         out.append("last events:")
         for e in events.suffix(6).reversed() {
             let t = Double(e.sample) / sampleRateHz
