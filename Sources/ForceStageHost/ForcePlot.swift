@@ -21,6 +21,8 @@ public struct ForcePlot {
     public var showEvents = true
     public var showLabels = true
     public var marks: [Mark] = []
+    /// The time of the first scan drawn, for the axis (a plot of part of a recording keeps its times).
+    public var startSeconds = 0.0
 
     public init(title: String) { self.title = title }
 
@@ -96,9 +98,9 @@ public struct ForcePlot {
             v += yStep
         }
         let xStep = niceStep(seconds / 10)
-        var t = 0.0
-        while t <= seconds + 1e-9 {
-            let px = x(t * sampleRateHz)
+        var t = (startSeconds / xStep).rounded(.up) * xStep
+        while t <= startSeconds + seconds + 1e-9 {
+            let px = x((t - startSeconds) * sampleRateHz)
             s += "<line x1=\"\(f(px))\" x2=\"\(f(px))\" y1=\"\(f(top + plotH))\" y2=\"\(f(top + plotH + 4))\" stroke=\"#333\"/>"
             s += "<text x=\"\(f(px))\" y=\"\(f(top + plotH + 17))\" text-anchor=\"middle\">\(fixed(t, xStep < 1 ? 1 : 0))</text>\n"
             t += xStep

@@ -233,6 +233,25 @@ struct CalibrationSessionTests {
         }
     }
 
+    @Test("forcestage plot writes an SVG with the events, keeps a window's times, and refuses bad options with one line")
+    func plotCommand() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let demo = repositoryRoot.appendingPathComponent("hardware/recordings/demo-hx711.json").path
+        let out = dir.appendingPathComponent("demo.svg").path
+        let r = try forcestage(["plot", demo, "--events", "--from", "2", "--to", "12", "-o", out])
+        #expect(r.status == 0, "\(r.stderr)")
+        let svg = try String(contentsOfFile: out, encoding: .utf8)
+        #expect(svg.contains(">peek</text>") && svg.contains(">pop</text>") && svg.contains(">release</text>"))
+        let ticks = svg.components(separatedBy: "text-anchor=\"middle\">").dropFirst().compactMap { Int($0.prefix { $0 != "<" }) }
+        #expect(ticks == Array(2...11), "the time axis keeps the recording's times: \(ticks)")
+        let plain = try forcestage(["plot", demo, "-o", out])
+        let plainSVG = try String(contentsOfFile: out, encoding: .utf8)
+        #expect(plain.status == 0 && !plainSVG.contains("<circle"), "no events without --events")
+        let bad = try forcestage(["plot", demo, "-o", dir.appendingPathComponent("x.png").path])
+        #expect(bad.status != 0 && bad.stderr.contains("-o must name an .svg file"))
+    }
+
     @Test("The plot draws the levels, a marker per event and the labels' ticks")
     func plot() throws {
         let rec = try Recording.load(repositoryRoot.appendingPathComponent("hardware/recordings/demo-hx711.json"))

@@ -130,6 +130,20 @@ struct CalibrateEmulatorTests {
         _ = try Profile.load(output)
     }
 
+    @Test("profile which asks the live (emulated) device for its name and label and shows why its profile matched")
+    func profileWhichLive() throws {
+        let demo = packageRoot.appendingPathComponent("hardware/recordings/demo-hx711.json")
+        let r = try runProcess([forcestage!, "emulate", demo.path, "--", forcestage!, "profile", "which"], timeout: 60)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("device: name hx711, label synth-hx711-80-seed7"), "\(r.stdout)")
+        #expect(r.stdout.contains("* hx711-kiosk.toml (hx711-kiosk): score 5"), "\(r.stdout)")
+        #expect(r.stdout.contains("name \"hx711\" matches \"hx711\" exactly (+4)"))
+        #expect(r.stdout.contains("fsr-ads1115.toml (fsr-ads1115): no match"))
+        #expect(r.stdout.contains("matched: ") && r.stdout.contains("calibration/hx711-kiosk.toml"))
+        let none = try runProcess([forcestage!, "profile", "which", "--name", "nau7802"], timeout: 30)
+        #expect(none.status == 1 && none.stderr.contains("no profile matches nau7802"), "\(none.stderr)")
+    }
+
     @Test("The meter on an 80-column terminal (tmux): the bar with the levels, the state, the events; q quits and restores the terminal",
           .enabled(if: tmux != nil, "tmux is not installed (hardware/setup.sh installs it); the meter's screen cannot be captured"))
     func meterInTmux() throws {

@@ -62,8 +62,9 @@ extension ForceStage {
             let labels = noLabels ? [] : rec.metadata.labels.filter { $0.sample >= first && $0.sample < last }.map {
                 Label(event: $0.event, sample: $0.sample - first, windowStart: $0.windowStart.map { $0 - first })
             }
-            var plot = ForcePlot(title: "\(URL(fileURLWithPath: recording).lastPathComponent): \(rec.metadata.deviceName)\(rec.metadata.deviceLabel.map { " \($0)" } ?? ""), \(profile.map { "profile \(URL(fileURLWithPath: $0).lastPathComponent)" } ?? "its own calibration")\(first > 0 ? String(format: ", from %.1f s", Double(first) / rate) : "")")
+            var plot = ForcePlot(title: "\(URL(fileURLWithPath: recording).lastPathComponent): \(rec.metadata.deviceName)\(rec.metadata.deviceLabel.map { " \($0)" } ?? ""), \(profile.map { "profile \(URL(fileURLWithPath: $0).lastPathComponent)" } ?? "its own calibration")")
             plot.width = width
+            plot.startSeconds = Double(first) / rate
             plot.showEvents = events
             plot.showLabels = !noLabels
             let svg = plot.svg(force: Array(force[first..<last]), sampleRateHz: rate, settings: setup.settings, events: shifted, labels: labels)
