@@ -164,7 +164,7 @@ extension ForceStage {
                 }
             }
             do {
-                try ui.saving { try Profile.save(text, to: url) }
+                try ui.saving(output) { try Profile.save(text, to: url) }
             } catch {
                 throw fail("calibrate", "cannot save \(output): \(error); nothing was replaced")
             }
@@ -253,6 +253,8 @@ final class SessionUI: @unchecked Sendable {
     weak var driver: SessionDriver?
     private let saveLock = NSLock()
     private var progressShown = false
+    /// What a save in progress or done wrote (a Ctrl-C after it must not say "nothing saved").
+    private var saved: String?
 
     init(interactive: Bool) { self.interactive = interactive }
 
@@ -281,17 +283,22 @@ final class SessionUI: @unchecked Sendable {
     }
 
     /// Runs `body` so that Ctrl-C waits for it: a save in progress finishes.
-    func saving(_ body: () throws -> Void) throws {
+    func saving(_ path: String, _ body: () throws -> Void) throws {
         saveLock.lock()
         defer { saveLock.unlock() }
         try body()
+        saved = path
     }
 
     /// Ctrl-C: say where, save nothing, end.
     func interrupted(step: CalibrationStep) {
         saveLock.lock()
         endProgress()
-        FileHandle.standardError.write(Data("\nforcestage calibrate: interrupted during step \(step); nothing saved\n".utf8))
+        if let saved {
+            FileHandle.standardError.write(Data("\nforcestage calibrate: interrupted after saving \(saved)\n".utf8))
+        } else {
+            FileHandle.standardError.write(Data("\nforcestage calibrate: interrupted during step \(step); nothing saved\n".utf8))
+        }
         exit(130)
     }
 
