@@ -57,7 +57,8 @@ struct CalibrateEmulatorTests {
         let session = try Self.session(in: dir)
         let output = dir.appendingPathComponent("panel.toml")
         let plot = dir.appendingPathComponent("session.svg")
-        let term = try PseudoTerminal(Self.calibrateCommand(session, output: output, plot: plot))
+        let saved = dir.appendingPathComponent("live-session.json")
+        let term = try PseudoTerminal(Self.calibrateCommand(session, output: output, plot: plot) + ["--save-session", saved.path])
         #expect(term.expect("Step 1 of 5: unloaded panel", timeout: 30), "\(term.output)")
         #expect(term.expect("mass 1 in grams: ", timeout: 30), "\(term.output)")
         term.type("0\n")   // a bad answer first
@@ -94,6 +95,12 @@ struct CalibrateEmulatorTests {
         for p in held.script.presses where p.kind == .peek { #expect(p.peak > peek && p.peak < pop) }
         let svg = try String(contentsOf: plot, encoding: .utf8)
         #expect(svg.contains(">peek \(fixed2(peek)) N</text>") && svg.contains(">light presses</text>"))
+        // The scans the live session saw, saved, give the same profile when analysed again from the file.
+        let again = dir.appendingPathComponent("again.toml")
+        let r = try runProcess([forcestage!, "calibrate", "--from-recording", saved.path, "--mass", "500", "-o", again.path, "-y"], timeout: 120)
+        #expect(r.status == 0, "\(r.stderr)")
+        let second = try Profile.load(again)
+        #expect(second.settings == profile.settings && second.channels == profile.channels)
     }
 
     @Test("Ctrl-C at a step ends the session with a clear line and saves nothing")
@@ -193,6 +200,36 @@ struct CalibrateEmulatorTests {
         // The terminal is as it was: line editing and echo on.
         #expect(after.contains(" icanon ") && after.contains(" echo "), "\(after)")
         #expect(!(try screen()).contains("q or Ctrl-C quits"), "the meter's screen is gone (the alternate screen was left)")
+    }
+
+    @Test("The meter quits on Ctrl-C too, restoring the terminal",
+          .enabled(if: tmux != nil, "tmux is not installed (hardware/setup.sh installs it); the meter's screen cannot be captured"))
+    func meterCtrlC() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let demo = packageRoot.appendingPathComponent("hardware/recordings/demo-hx711.json")
+        let name = "fs-meter-c-\(getpid())"
+        let done = dir.appendingPathComponent("done")
+        let script = dir.appendingPathComponent("run.sh")
+        // The shell traps SIGINT so that it survives the Ctrl-C and reports what the meter left behind.
+        try """
+        trap 'echo shell-saw-int' INT
+        \(forcestage!) emulate \(demo.path) -- \(forcestage!) meter --calibration \(demo.path)
+        echo "meter-exit=$?" > \(done.path)
+        stty -a >> \(done.path)
+        sleep 60
+        """.write(to: script, atomically: true, encoding: .utf8)
+        _ = try spawnAndWait([tmux!, "new-session", "-d", "-s", name, "-x", "80", "-y", "24", "sh \(script.path)"])
+        defer { _ = try? spawnAndWait([tmux!, "kill-session", "-t", name]) }
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline, !(try spawnAndWait([tmux!, "capture-pane", "-p", "-t", name]).stdout.contains("last events:")) { usleep(200_000) }
+        _ = try spawnAndWait([tmux!, "send-keys", "-t", name, "C-c"])
+        let end = Date().addingTimeInterval(15)
+        while Date() < end && !FileManager.default.fileExists(atPath: done.path) { usleep(100_000) }
+        usleep(300_000)
+        let after = try String(contentsOf: done, encoding: .utf8)
+        #expect(after.hasPrefix("meter-exit=0"), "emulate waited for the meter, which ended cleanly: \(after)")
+        #expect(after.contains(" icanon ") && after.contains(" echo "), "\(after)")
     }
 }
 
