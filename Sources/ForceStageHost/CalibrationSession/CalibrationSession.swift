@@ -283,12 +283,15 @@ public struct CalibrationSession: Sendable {
         active = false
         lastActivityEnd = sample
         let n = segmentSum.count - quietScans
+        // Where the reading settled once the load was gone, above the rest before it:
+        // the drift during the activity (a mass is weighed from the middle of the two).
+        let settledAfter = segmentSum.suffix(quietScans).reduce(0, +) / Double(max(1, quietScans))
         let sums = Array(segmentSum.prefix(n))
         let channels = segment.map { Array($0.prefix(n)) }
         segment = []
         segmentSum = []
         switch step {
-        case .mass(let i): return finishMass(i, sums: sums, channels: channels, endScan: sample)
+        case .mass(let i): return finishMass(i, sums: sums, channels: channels, endScan: sample, driftDuring: settledAfter)
         case .light, .firm: return finishPress(sums: sums, channels: channels, endScan: sample)
         default: return []
         }
@@ -305,7 +308,7 @@ public struct CalibrationSession: Sendable {
         return "\(n(abs(m.newtons(forRaw: zero + threshold) - m.newtons(forRaw: zero)), 3)) N"
     }
 
-    private mutating func finishMass(_ i: Int, sums: [Double], channels: [[Double]], endScan: Int) -> [SessionNote] {
+    private mutating func finishMass(_ i: Int, sums: [Double], channels: [[Double]], endScan: Int, driftDuring: Double) -> [SessionNote] {
         let step = self.step
         // The plateau: the middle half of the stretch at or above 90 % of the top.
         let smooth = medianOfThree(sums)
@@ -325,11 +328,14 @@ public struct CalibrationSession: Sendable {
         guard let grams = massesGrams[i] else {
             return [.problem(step, "no mass was given for this step", restart: step)]
         }
-        // Measured from the resting level just before the load (it follows drift
-        // while idle), not from the zero of the unloaded step seconds earlier.
-        let restShare = rest / Double(channels.count)
+        // Measured from the resting level around the load -- midway between the rest
+        // just before it (followed while idle) and where the reading settled after
+        // it -- not from the zero of the unloaded step seconds earlier: the zero drifts.
+        let restShare = (rest + driftDuring / 2) / Double(channels.count)
+        // Each channel through a median of three first: a spike while the mass rests
+        // would otherwise move the mean (one 4 N spike in 160 scans is 0.6 %).
         let deltas = channels.indices.map { c in
-            channels[c][range].reduce(0, +) / Double(range.count) - unloaded!.zeroRaw[c] - restShare
+            medianOfThree(channels[c])[range].reduce(0, +) / Double(range.count) - unloaded!.zeroRaw[c] - restShare
         }
         if let previous = massPoints.last, abs(deltas.reduce(0, +)) <= abs(previous.deltas.reduce(0, +)) || grams <= previous.grams {
             return [.problem(step, "each mass must be heavier than the one before (and read higher): \(n(grams, 0)) g after \(n(previous.grams, 0)) g", restart: step)]
