@@ -20,6 +20,18 @@ public struct Profile: Sendable {
     /// Where it was read from.
     public var file: String
 
+    /// Creates a profile from its parts (calibrate builds one from a session).
+    public init(name: String, matchName: String?, matchLabel: String?, channels: [ForceChannelCalibration],
+                settings: ClassifierSettings, budgetMilliseconds: Double?, file: String) {
+        self.name = name
+        self.matchName = matchName
+        self.matchLabel = matchLabel
+        self.channels = channels
+        self.settings = settings
+        self.budgetMilliseconds = budgetMilliseconds
+        self.file = file
+    }
+
     /// Reads and validates a profile; errors name the file, line and key.
     public static func load(_ url: URL) throws(InputError) -> Profile {
         let text: String
@@ -224,16 +236,24 @@ struct ProfileReader {
                 guard case .array(let items) = curveValue else {
                     throw fail("\(path).curve", line, "must be an array of [raw, newtons] pairs", "write curve = [[0, 0.0], [1200, 0.5]]")
                 }
+                let itemLines = t.itemLines["curve"] ?? []
+                func pointLine(_ j: Int) -> Int { j < itemLines.count ? itemLines[j] : line }
                 var points: [CurvePoint] = []
                 for (j, item) in items.enumerated() {
                     guard case .array(let pair) = item, pair.count == 2, let raw = pair[0].number, let n = pair[1].number else {
-                        throw fail("\(path).curve[\(j)]", line, "must be a [raw, newtons] pair", "write [1200, 0.5]")
+                        throw fail("\(path).curve[\(j)]", pointLine(j), "must be a [raw, newtons] pair", "write [1200, 0.5]")
                     }
                     points.append(CurvePoint(raw: raw, newtons: n))
                 }
                 mapping = .curve(points)
                 do { _ = try mapping.core() } catch {
-                    throw fail("\(path).curve", line, error.message, "a curve maps raw counts to newtons")
+                    // Name the point at fault, on its own line, when there is one.
+                    switch error {
+                    case .rawNotIncreasing(let j), .newtonsNotMonotone(let j):
+                        throw fail("\(path).curve[\(j)]", pointLine(j), error.message, "a curve maps raw counts to newtons, raw strictly increasing, newtons monotone")
+                    default:
+                        throw fail("\(path).curve", line, error.message, "a curve maps raw counts to newtons")
+                    }
                 }
             } else {
                 guard let zero = try number(t, "zero_raw", "\(path).zero_raw") else {

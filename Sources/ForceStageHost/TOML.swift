@@ -21,6 +21,9 @@ public struct TOMLTable: Sendable {
     public var name: String
     public var line: Int
     public var entries: [(key: String, value: TOMLValue, line: Int)] = []
+    /// For array values: the line each top-level item starts on, by key (a
+    /// multi-line curve's errors name the bad point's line, not the key's).
+    public var itemLines: [String: [Int]] = [:]
 
     public subscript(key: String) -> (value: TOMLValue, line: Int)? {
         entries.first { $0.key == key }.map { ($0.value, $0.line) }
@@ -79,11 +82,13 @@ public struct TOMLDocument: Sendable {
             parser.skipSpaces()
             guard parser.take("=") else { throw ParseError(line: line, message: "expected `=` after key \(key)") }
             parser.skipSpaces()
-            let value = try parser.value()
+            var lines: [Int] = []
+            let value = try parser.value(itemLines: &lines)
             try parser.endOfLine()
             func add(_ t: inout TOMLTable) throws(ParseError) {
                 if t[key] != nil { throw ParseError(line: line, message: "key \(key) is set twice") }
                 t.entries.append((key, value, line))
+                if case .array = value { t.itemLines[key] = lines }
             }
             switch current.kind {
             case 0: try add(&root)
@@ -142,6 +147,12 @@ public struct TOMLDocument: Sendable {
             return String(decoding: bytes[start..<i], as: UTF8.self)
         }
         mutating func value() throws(ParseError) -> TOMLValue {
+            var ignored: [Int] = []
+            return try value(itemLines: &ignored)
+        }
+
+        /// A value; for an array, `itemLines` gets the line each item starts on.
+        mutating func value(itemLines: inout [Int]) throws(ParseError) -> TOMLValue {
             guard let c = peek() else { throw ParseError(line: line, message: "expected a value") }
             if c == UInt8(ascii: "\"") { return .string(try string()) }
             if c == UInt8(ascii: "[") {
@@ -150,6 +161,7 @@ public struct TOMLDocument: Sendable {
                 while true {
                     skipBlankAndComments()
                     if take("]") { return .array(items) }
+                    itemLines.append(line)
                     items.append(try value())
                     skipBlankAndComments()
                     if take(",") { continue }

@@ -49,7 +49,7 @@ struct ProfileTests {
         (good.replacingOccurrences(of: "pop_newtons = 4.0", with: "pop_newtons = 1.0"), 11, "levels.pop_newtons"),
         (good.replacingOccurrences(of: "release = \"eager\"", with: "release = \"lazy\""), 14, "debounce.release"),
         (good.replacingOccurrences(of: "release_ms = 20", with: "release_ms = -5"), 15, "debounce.release_ms"),
-        (good.replacingOccurrences(of: "[1000, 0.5]", with: "[1000, 2.5]"), 19, "channel[0].curve"),  // the line of `curve =`
+        (good.replacingOccurrences(of: "[1000, 0.5]", with: "[1000, 2.5]"), 22, "channel[0].curve[2]"),  // the line of the point where the curve turns
         (good.replacingOccurrences(of: "[debounce]", with: "[debounse]"), 13, "[debounse]"),
         (good.replacingOccurrences(of: "release_ms = 20", with: "relase_ms = 20"), 15, "debounce.relase_ms"),
         (good.replacingOccurrences(of: "name = \"kiosk\"", with: "name = \"kiosk"), 3, nil),

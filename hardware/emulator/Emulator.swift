@@ -181,8 +181,13 @@ public final class Emulator {
         let endAfter = options.endAfterRecording || options.measureLatency
         var drainedAt: Date?
         var signalled: (sig: Int32, at: Date)?
+        // Ctrl-C in a terminal reaches the command too: wait for it to clean up
+        // (a meter restores the terminal) instead of dying first; a SIGINT or
+        // SIGTERM sent to the emulator alone is passed on to the command.
+        EmulatorSignals.catchInterrupts()
         while command.isRunning {
             usleep(5_000)
+            if let sig = EmulatorSignals.take() { command.signal(sig) }
             guard endAfter else { continue }
             if drainedAt == nil && driver.state.drained { drainedAt = Date() }
             if let d = drainedAt, Date().timeIntervalSince(d) > 0.3 {
@@ -202,5 +207,24 @@ public final class Emulator {
             print(measure.report(rateHz: recording.metadata.sampleRateHz))
         }
         return command.exitCode
+    }
+}
+
+/// SIGINT and SIGTERM caught while the command runs, to pass on to it.
+/// A real handler (not SIG_IGN), so the command still gets the default action after exec.
+enum EmulatorSignals {
+    nonisolated(unsafe) static var pending: sig_atomic_t = 0
+
+    static func catchInterrupts() {
+        let handler: @convention(c) (Int32) -> Void = { sig in EmulatorSignals.pending = sig }
+        signal(SIGINT, handler)
+        signal(SIGTERM, handler)
+    }
+
+    static func take() -> Int32? {
+        let sig = pending
+        guard sig != 0 else { return nil }
+        pending = 0
+        return sig
     }
 }

@@ -18,6 +18,12 @@ public enum PressKind: String, CaseIterable, Sendable {
     case double
     /// A slam hard enough to drive the ADC onto its rail for a moment.
     case hardSlam
+    /// A calibration mass set down, left, lifted off (calibration sessions only).
+    case mass
+    /// A light press held about a second, when a calibration session asks for one.
+    case light
+    /// A firm press held about a second, when a calibration session asks for one.
+    case firm
 }
 
 /// One point of a press's force profile.
@@ -104,6 +110,7 @@ public enum SynthError: Error, Equatable, Sendable, CustomStringConvertible {
     case tooShort(Double, minimum: Double)
     case nonPositivePresses(Int)
     case pressesDoNotFit(Int, needSeconds: Double, haveSeconds: Double)
+    case badMasses([Double])
 
     public var description: String {
         switch self {
@@ -113,6 +120,8 @@ public enum SynthError: Error, Equatable, Sendable, CustomStringConvertible {
             return "--duration \(JSON.format(d)) s is too short for a press; give at least \(JSON.format(minimum)) s"
         case .nonPositivePresses(let n):
             return "--presses must be at least 1, got \(n)"
+        case .badMasses(let m):
+            return "--masses must be one or more masses above zero grams, got \(m.map { JSON.format($0) }.joined(separator: ","))"
         case .pressesDoNotFit(let n, let need, let have):
             return "\(n) presses need about \(Int(need.rounded(.up))) s but the recording lasts \(JSON.format(have)) s; give a longer --duration or fewer --presses"
         }
@@ -274,6 +283,8 @@ public struct PressScript: Sendable {
             to(second, after: random.uniform(0.05, 0.15))
             to(second, after: max(0.15, 2 * scan) + random.uniform(0, 0.3), tremor: second > pop ? 0.05 : 0)
             to(0, after: random.uniform(0.05, 0.12))
+        case .mass, .light, .firm:
+            preconditionFailure("calibration-session presses come from PressScript.calibrationSession")
         }
         // The residual grows with the press but stays below an eighth of the
         // peek level, so that even overlapping tails stay under a quarter.

@@ -10,19 +10,36 @@ public struct SynthOptions: Sendable, Equatable {
     /// Presses wanted; nil fills the duration.
     public var presses: Int?
     public var artefacts: ArtefactSet
+    /// The seed of the manufactured unit (zero offsets, gains, levels); nil uses `seed`.
+    /// Two recordings with the same unit seed and different seeds are the same panel pressed differently.
+    public var unitSeed: UInt64?
+    /// What the presses are: the standard mix, or a calibration session.
+    public var script: SynthScript
+    /// Label at these levels, on the noise-free force as this calibration reads it,
+    /// instead of at the model's own levels: what a classifier using that
+    /// calibration and those levels must emit. Nil labels at the model's levels.
+    public var labelCalibration: RecordingCalibration?
 
-    public init(panel: PanelKind, seed: UInt64, duration: Double, presses: Int? = nil, artefacts: ArtefactSet = .all) {
+    public init(panel: PanelKind, seed: UInt64, duration: Double, presses: Int? = nil, artefacts: ArtefactSet = .all,
+                unitSeed: UInt64? = nil, script: SynthScript = .standard, labelCalibration: RecordingCalibration? = nil) {
         self.panel = panel
         self.seed = seed
         self.duration = duration
         self.presses = presses
         self.artefacts = artefacts
+        self.unitSeed = unitSeed
+        self.script = script
+        self.labelCalibration = labelCalibration
     }
 
     /// The `forcestage synth` arguments that reproduce these options.
     public var commandLine: String {
         var text = "forcestage synth --panel \(panel.rawValue) --seed \(seed) --duration \(JSON.format(duration))"
         if let presses { text += " --presses \(presses)" }
+        if let unitSeed { text += " --unit-seed \(unitSeed)" }
+        if case .calibrationSession(let masses) = script {
+            text += " --script session --masses \(masses.map { JSON.format($0) }.joined(separator: ","))"
+        }
         return text + " --artefacts \(artefacts.text)"
     }
 }
@@ -60,29 +77,37 @@ public enum Synthesizer {
         let panelNumber = UInt64(PanelKind.allCases.firstIndex(of: options.panel)!)
         func stream(_ s: Stream) -> SeededRandom { SeededRandom(seed: options.seed, stream: panelNumber << 8 | s.rawValue) }
 
-        var panelRandom = stream(.panel)
+        var panelRandom = SeededRandom(seed: options.unitSeed ?? options.seed, stream: panelNumber << 8 | Stream.panel.rawValue)
         let model = PanelModel.make(options.panel, random: &panelRandom)
         let truePeriod = 1 / (model.sampleRateHz * (1 + model.clockError))
-        let total = Int((options.duration * model.sampleRateHz).rounded())
+        var total = Int((options.duration * model.sampleRateHz).rounded())
         var scriptRandom = stream(.script)
         let script: PressScript
-        do {
-            script = try PressScript.make(for: model, seconds: Double(total - 1) * truePeriod, count: options.presses,
-                                          hardSlam: artefacts.contains(.saturation), random: &scriptRandom)
-        } catch {
-            // Report the duration that was asked for, not the converter's idea of it.
-            switch error {
-            case .tooShort(_, let minimum): throw .tooShort(options.duration, minimum: minimum)
-            case .pressesDoNotFit(let n, let need, _): throw .pressesDoNotFit(n, needSeconds: need, haveSeconds: options.duration)
-            default: throw error
+        if case .calibrationSession(let masses) = options.script {
+            // The session sets its own length: every step, then a quiet tail.
+            script = try PressScript.calibrationSession(for: model, massesGrams: masses, random: &scriptRandom)
+            total = Int(((script.presses.last!.end + 2) / truePeriod).rounded())
+        } else {
+            do {
+                script = try PressScript.make(for: model, seconds: Double(total - 1) * truePeriod, count: options.presses,
+                                              hardSlam: artefacts.contains(.saturation), random: &scriptRandom)
+            } catch {
+                // Report the duration that was asked for, not the converter's idea of it.
+                switch error {
+                case .tooShort(_, let minimum): throw .tooShort(options.duration, minimum: minimum)
+                case .pressesDoNotFit(let n, let need, _): throw .pressesDoNotFit(n, needSeconds: need, haveSeconds: options.duration)
+                default: throw error
+                }
             }
         }
+        // A session's length comes from its steps, not from --duration.
+        let duration = options.script == .standard ? options.duration : Double(total) / model.sampleRateHz
 
         // Dropped scans: a reader that fell behind loses a block of scans now and then.
         var present = [Bool](repeating: true, count: total)
         if artefacts.contains(.drops) {
             var random = stream(.drops)
-            let blocks = max(1, Int(options.duration / 15))
+            let blocks = max(1, Int(duration / 15))
             let longest = max(1, min(12, Int(model.sampleRateHz * 0.02)))
             let margin = Int(model.sampleRateHz)
             for _ in 0..<blocks {
@@ -94,14 +119,20 @@ public enum Synthesizer {
         let sourceScan = present.indices.filter { present[$0] }
         let times = sourceScan.map { Double($0) * truePeriod }
         let truth = times.map { script.force(at: $0) }
-        let labels = GroundTruth.labels(force: truth, peek: model.peekNewtons, pop: model.popNewtons)
+        let labels: [Label]
+        if let at = options.labelCalibration {
+            labels = GroundTruth.labels(force: calibratedTruth(times: times, script: script, model: model, calibration: at),
+                                        peek: at.peekNewtons, pop: at.popNewtons)
+        } else {
+            labels = GroundTruth.labels(force: truth, peek: model.peekNewtons, pop: model.popNewtons)
+        }
 
         // Spikes: single scans, kept clear of the labelled crossings so that
         // a detection's latency is never decided by a spike.
         var spikes: [(scan: Int, cell: Int, counts: Double)] = []
         if artefacts.contains(.spikes) {
             var random = stream(.spikes)
-            let wanted = max(1, Int(options.duration / 8))
+            let wanted = max(1, Int(duration / 8))
             let clearance = max(4, Int(model.sampleRateHz * 0.05))
             var attempts = 0
             while spikes.count < wanted && attempts < 1000 {
@@ -125,7 +156,7 @@ public enum Synthesizer {
             let amplitude = model.driftCounts[cell] * driftRandom.uniform(0.5, 1)
             let period = driftRandom.uniform(40, 200)
             let phase = driftRandom.uniform(0, 2 * .pi)
-            let slope = model.driftCounts[cell] * driftRandom.uniform(-0.5, 0.5) / max(options.duration, 60)
+            let slope = model.driftCounts[cell] * driftRandom.uniform(-0.5, 0.5) / max(duration, 60)
             return (amplitude, period, phase, slope)
         }
         let humPhase = driftRandom.uniform(0, 2 * .pi)
@@ -191,12 +222,38 @@ public enum Synthesizer {
         }
 
         let metadata = RecordingMetadata(
-            deviceName: model.deviceName, deviceLabel: "synth-\(options.panel.rawValue)-seed\(options.seed)",
+            deviceName: model.deviceName, deviceLabel: options.unitSeed.map { "synth-\(options.panel.rawValue)-unit\($0)" } ?? "synth-\(options.panel.rawValue)-seed\(options.seed)",
             sampleRateHz: model.sampleRateHz, timestampClock: "monotonic", channels: model.channels,
             calibration: model.calibration, labels: labels)
         let recording = try! Recording(metadata: metadata, scans: bytes)
         return SynthResult(recording: recording, model: model, script: script, truth: truth, sourceScan: sourceScan,
                            spikeScans: spikes.map(\.scan), droppedScans: total - sourceScan.count)
+    }
+
+    /// The noise-free press force as `calibration` reads it: each cell's share
+    /// of the force through its transducer to counts, then back to newtons by
+    /// the calibration, summed.
+    static func calibratedTruth(times: [Double], script: PressScript, model: PanelModel,
+                                calibration: RecordingCalibration) -> [Double] {
+        let mappings = model.channels.prefix(model.cellCount).map { channel in
+            calibration.force.first { $0.channel == channel.id }?.mapping
+        }
+        return times.map { t in
+            var shares = [Double](repeating: 0, count: model.cellCount)
+            var f = 0.0
+            if let p = script.pressIndex(at: t) {
+                let press = script.presses[p]
+                shares = model.shares(at: (press.x, press.y))
+                f = press.force(at: t)
+            }
+            var total = 0.0
+            for c in 0..<model.cellCount {
+                guard let mapping = mappings[c] else { continue }
+                let counts = model.transducers[c].counts(f * shares[c]).rounded()
+                total += mapping.newtons(forRaw: counts)
+            }
+            return total
+        }
     }
 
     /// The metadata text exactly as ``Recording/write(to:)`` writes it.

@@ -31,6 +31,18 @@ extension ForceStage {
         @Option(help: "Artefacts: all, none, or a comma list of noise,hum,spikes,drift,relaxation,saturation,drops.")
         var artefacts: String = "all"
 
+        @Option(help: "Seed of the manufactured unit (zero, gain, levels); default: --seed. The same unit seed with another --seed is the same panel pressed differently.")
+        var unitSeed: UInt64?
+
+        @Option(help: "Presses: standard (the mix of peeks, pops, taps, ramps...) or session (a calibration session: unloaded, masses, 5 light, 5 firm, verification).")
+        var script: String = "standard"
+
+        @Option(help: "With --script session: the known masses set down, grams, comma-separated.")
+        var masses: String = "500"
+
+        @Option(help: "Label at this profile's levels, on the noise-free force as its calibration reads it (what a classifier with that profile must emit).")
+        var labelProfile: String?
+
         @Option(name: [.short, .customLong("output")], help: "Where to write: DIR/STEM.json (STEM.iio is written beside it).")
         var output: String?
 
@@ -56,6 +68,12 @@ extension ForceStage {
             if case .failure(let bad) = ArtefactSet.parse(artefacts) {
                 throw ValidationError("unknown artefact '\(bad.word)'; use all, none, or a comma list of \(ArtefactSet.names.map(\.0).joined(separator: ","))")
             }
+            guard script == "standard" || script == "session" else {
+                throw ValidationError("unknown --script '\(script)'; use standard or session")
+            }
+            guard parsedMasses != nil else {
+                throw ValidationError("--masses must be grams above zero, comma-separated (e.g. 50,100,200,500), got '\(masses)'")
+            }
             guard let output else { throw ValidationError("missing -o DIR/STEM.json (or give --corpus DIR)") }
             guard output.hasSuffix(".json") else {
                 throw ValidationError("-o must name the STEM.json half of a recording, got '\(output)'")
@@ -70,7 +88,17 @@ extension ForceStage {
             }
             guard let panel, let kind = PanelKind(rawValue: panel), let output,
                   case .success(let set) = ArtefactSet.parse(artefacts) else { return }  // validate() refused these already
-            let options = SynthOptions(panel: kind, seed: seed, duration: duration, presses: presses, artefacts: set)
+            var labelCalibration: RecordingCalibration?
+            if let labelProfile {
+                let profile: Profile
+                do { profile = try Profile.load(URL(fileURLWithPath: labelProfile)) } catch { throw SynthFailure(message: error.description) }
+                labelCalibration = RecordingCalibration(force: profile.channels, peekNewtons: Double(profile.settings.peekNewtons),
+                                                        popNewtons: Double(profile.settings.popNewtons))
+            }
+            let options = SynthOptions(panel: kind, seed: seed, duration: duration, presses: presses, artefacts: set,
+                                       unitSeed: unitSeed,
+                                       script: script == "session" ? .calibrationSession(massesGrams: parsedMasses ?? []) : .standard,
+                                       labelCalibration: labelCalibration)
             let result: SynthResult
             do { result = try Synthesizer.synthesize(options) } catch { throw SynthFailure(message: error.description) }
             let url = URL(fileURLWithPath: output)
@@ -81,6 +109,13 @@ extension ForceStage {
                   + "\(labels.filter { $0.event == .release }.count) release labels, "
                   + "\(result.spikeScans.count) spikes, \(result.droppedScans) dropped scans")
             print("presses: " + result.script.presses.map(\.kind.rawValue).joined(separator: " "))
+        }
+
+        /// `--masses` as grams, nil when a value is not a positive number.
+        private var parsedMasses: [Double]? {
+            let values = masses.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
+            guard !values.isEmpty, values.allSatisfy({ ($0 ?? 0) > 0 && $0!.isFinite }) else { return nil }
+            return values.map { $0! }
         }
 
         /// Runs `body`, turning a filesystem failure into one line that names the path.

@@ -1,0 +1,62 @@
+import Foundation
+import ForceStageCore
+
+extension Profile {
+    /// The profile as a commented TOML file that ``Profile/parse(_:file:)`` reads back
+    /// to the same values. `header` lines become comments at the top (calibrate
+    /// writes its one-line reasons there, so the file says why each number is what it is).
+    public func tomlText(header: [String] = []) -> String {
+        var out = "# ForceStage panel profile (schema \(Profile.schema)).\n"
+        for line in header { out += "# \(line)\n" }
+        out += "schema = \(Profile.schema)\nname = \(quoted(name))\n\n"
+        out += "[match]                 # which devices this profile is for; * and ? are wildcards\n"
+        if let matchName { out += "name = \(quoted(matchName))\n" }
+        if let matchLabel { out += "label = \(quoted(matchLabel))\n" }
+        let s = settings
+        out += "\n[levels]\n"
+        out += "peek_newtons = \(s.peekNewtons)\npop_newtons = \(s.popNewtons)\n"
+        out += "release_fraction = \(s.releaseFraction)  # release below \(Int((s.releaseFraction * 100).rounded())) % of the peek level\n"
+        out += "hold_ms = \(s.holdMilliseconds)\n"
+        out += "\n[debounce]\n"
+        out += "press = \(quoted(s.pressDebounce.mode == .eager ? "eager" : "deferred"))\npress_ms = \(s.pressDebounce.milliseconds)\n"
+        out += "release = \(quoted(s.releaseDebounce.mode == .eager ? "eager" : "deferred"))\nrelease_ms = \(s.releaseDebounce.milliseconds)\n"
+        out += "\n[baseline]\n"
+        out += "enabled = \(s.baseline.enabled)\nrise_ms = \(s.baseline.riseMilliseconds)\nfall_ms = \(s.baseline.fallMilliseconds)\n"
+        out += "smoothing_ms = \(s.baseline.smoothingMilliseconds)\ntouch_fraction = \(s.baseline.touchFraction)\nwarmup_ms = \(s.baseline.warmupMilliseconds)\n"
+        out += "\n[health]\n"
+        out += "stuck_ms = \(s.stuckMilliseconds)\nsaturation_scans = \(s.saturationScans)\nspike_rejection = \(s.spikeRejection)\n"
+        if let budgetMilliseconds {
+            out += "\n[latency]\nbudget_ms = \(JSON.format(budgetMilliseconds))\n"
+        }
+        for c in channels {
+            out += "\n[[channel]]\nid = \(quoted(c.channel))\n"
+            switch c.mapping {
+            case .linear(let zero, let scale):
+                out += "zero_raw = \(JSON.format(zero))\nnewtons_per_count = \(JSON.format(scale))\n"
+            case .curve(let points):
+                out += "curve = [               # [raw, newtons], raw strictly increasing\n"
+                for p in points { out += "  [\(JSON.format(p.raw)), \(JSON.format(p.newtons))],\n" }
+                out += "]\n"
+            }
+        }
+        return out
+    }
+
+    /// Saves `text` as a profile at `url`, only if it reads back as a valid
+    /// profile: the file is written to a temporary file beside it, synced,
+    /// renamed over `url`, and the directory synced (``AtomicFile``). A crash
+    /// at any point leaves the old file or the new one, never a mix, and a
+    /// text that does not validate never replaces anything.
+    ///
+    /// - Returns: the profile as read back.
+    @discardableResult
+    public static func save(_ text: String, to url: URL) throws -> Profile {
+        let checked = try Profile.parse(text, file: url.path)
+        try AtomicFile.write(Data(text.utf8), to: url)
+        return checked
+    }
+
+    private func quoted(_ s: String) -> String {
+        "\"" + s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+    }
+}
