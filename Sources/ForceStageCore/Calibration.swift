@@ -77,19 +77,28 @@ public struct ForceCurve: Equatable, BitwiseCopyable, Sendable {
     /// surrounding points. - Complexity: O(log n), n ≤ 32.
     @inlinable
     public func newtons(forRaw value: Int64) -> Float {
-        if value <= _raw[0] { return _newtons[0] }
-        if value >= _raw[count - 1] { return _newtons[count - 1] }
-        var low = 0
-        var high = count - 1
-        while high - low > 1 {
-            let mid = (low + high) >> 1
-            if _raw[mid] <= value { low = mid } else { high = mid }
-        }
-        let x0 = _raw[low]
-        let span = Float(_raw[high] - x0)
-        let t = Float(value - x0) / span
-        return _newtons[low] + t * (_newtons[high] - _newtons[low])
+        _interpolate(value, first: 0, last: count - 1, raw: { _raw[$0] }, newtons: { _newtons[$0] })
     }
+}
+
+/// Piecewise-linear interpolation over points `first...last` (raw strictly
+/// increasing), holding the end values outside them: the one implementation
+/// behind ``ForceCurve/newtons(forRaw:)`` and the pipeline's flattened curves.
+@inlinable @inline(__always)
+internal func _interpolate(_ value: Int64, first: Int, last: Int,
+                           raw: (Int) -> Int64, newtons: (Int) -> Float) -> Float {
+    if value <= raw(first) { return newtons(first) }
+    if value >= raw(last) { return newtons(last) }
+    var low = first
+    var high = last
+    while high - low > 1 {
+        let mid = (low + high) >> 1
+        if raw(mid) <= value { low = mid } else { high = mid }
+    }
+    let x0 = raw(low)
+    let span = Float(raw(high) - x0)
+    let t = Float(value - x0) / span
+    return newtons(low) + t * (newtons(high) - newtons(low))
 }
 
 /// How one force channel's raw counts become newtons.

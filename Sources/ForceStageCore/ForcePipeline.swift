@@ -110,19 +110,9 @@ public struct ForcePipeline: Sendable {
     /// ``ForceCurve/newtons(forRaw:)`` over the flattened points of channel `i`.
     @inlinable
     internal mutating func _curveNewtons(_ i: Int, _ value: Int64) -> Float {
-        let first = i &* 32, last = first &+ _curveCount[i] &- 1
-        if value <= _curveRaw[first] { return _curveNewtons[first] }
-        if value >= _curveRaw[last] { return _curveNewtons[last] }
-        var low = first
-        var high = last
-        while high - low > 1 {
-            let mid = (low + high) >> 1
-            if _curveRaw[mid] <= value { low = mid } else { high = mid }
-        }
-        let x0 = _curveRaw[low]
-        let span = Float(_curveRaw[high] - x0)
-        let t = Float(value - x0) / span
-        return _curveNewtons[low] + t * (_curveNewtons[high] - _curveNewtons[low])
+        let first = i &* 32
+        return _interpolate(value, first: first, last: first &+ _curveCount[i] &- 1,
+                            raw: { _curveRaw[$0] }, newtons: { _curveNewtons[$0] })
     }
 
     /// Replaces the classifier parameters (profile reload), keeping state.
