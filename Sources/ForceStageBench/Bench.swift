@@ -126,8 +126,7 @@ public func measure(_ workload: Workload, seconds: Double = 0.5, kernels: [Kerne
         var sink = EventSink()
         // Warm up, then count the allocations of one whole pass.
         blackhole += workload.run(kernel, events: &sink)
-        var passAllocations = 0
-        passAllocations = countAllocations { blackhole += workload.run(kernel, events: &sink) }
+        let passAllocations = countAllocations { blackhole += workload.run(kernel, events: &sink) }
         var best = Int64.max
         let deadline = nowNs() + Int64(seconds * 1e9)
         var passes = 0
@@ -142,23 +141,20 @@ public func measure(_ workload: Workload, seconds: Double = 0.5, kernels: [Kerne
                                      allocations: passAllocations))
     }
     if blackhole.isNaN { print("") }
-    // The events themselves, once, for the latency distribution and the score.
-    var sink = EventSink(keep: true, capacity: workload.scanCount * 2 + 64)
+    // The events themselves, once (replay runs the same batched pipeline), for
+    // the latency distribution, the score and the overflow count.
+    var sink = EventSink()
     let fast = workload.runClassify(events: &sink)
-    var pipelineSink = EventSink(keep: true, capacity: workload.scanCount * 2 + 64)
-    _ = workload.runDecodeClassify(events: &pipelineSink)
-    let presses = pipelineSink.events.filter { $0.kind == .peek || $0.kind == .pop }
+    let replayed = replay(workload.recording, setup: workload.setup)
+    let presses = replayed.events.filter { $0.kind == .peek || $0.kind == .pop }
     let rate = workload.setup.sampleRateHz
-    var score: Score?
-    if !workload.recording.metadata.labels.isEmpty {
-        let events = replay(workload.recording, setup: workload.setup).events
-        score = ForceStageHost.score(events: events, labels: workload.recording.metadata.labels, sampleRateHz: rate)
-    }
+    let labels = workload.recording.metadata.labels
+    let score = labels.isEmpty ? nil : ForceStageHost.score(events: replayed.events, labels: labels, sampleRateHz: rate)
     let blocks = max(1, workload.scanCount / Classifier.blockScans)
     return WorkloadReport(
         name: workload.name, scans: workload.scanCount, sampleRateHz: rate, kernels: figures,
         fastBlockFraction: Double(fast) / Double(blocks),
         detectionLatencyMs: LatencySummary(presses.map { Double($0.latencyNs) / 1e6 }),
         detectionLatencyScans: LatencySummary(presses.map { Double($0.latencyScans) }),
-        score: score, eventOverflows: pipelineSink.overflows)
+        score: score, eventOverflows: replayed.eventOverflows)
 }

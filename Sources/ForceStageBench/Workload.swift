@@ -205,32 +205,18 @@ public final class Workload: @unchecked Sendable {
     }
 }
 
-/// Where measured loops put their events: counted, and kept (into storage
-/// reserved up front) only when asked, so a measured pass allocates nothing.
+/// Where measured loops put their events: counted, never stored, so a
+/// measured pass allocates nothing.
 public struct EventSink {
     public private(set) var count = 0
     public private(set) var overflows: UInt64 = 0
-    private var kept: [ForceEvent]?
-    private let capacity: Int
 
-    /// A sink that counts; with `keep`, it also stores up to `capacity` events.
-    public init(keep: Bool = false, capacity: Int = 0) {
-        self.capacity = capacity
-        if keep {
-            kept = []
-            kept!.reserveCapacity(capacity)
-        }
-    }
-
-    public var events: [ForceEvent] { kept ?? [] }
+    public init() {}
 
     /// Empties `ring` into the sink; `overflows` is the ring's own count (rings are per pass).
     @inline(__always)
     public mutating func drain(_ ring: inout EventRing) {
         overflows = ring.overflowCount
-        while let e = ring.popFirst() {
-            count &+= 1
-            if kept != nil && kept!.count < capacity { kept!.append(e) }
-        }
+        while ring.popFirst() != nil { count &+= 1 }
     }
 }
