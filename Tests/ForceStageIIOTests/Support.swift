@@ -20,7 +20,8 @@ let forcestage: String? = {
     return nil
 }()
 
-let sharedRecordings = URL(fileURLWithPath: "/work/shared/recordings")
+/// `../shared/recordings` beside the clone: present in CI, absent in a user's clone.
+let sharedRecordings = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/recordings")
 
 /// The shared recordings that exist here (none on a machine without shared/).
 func sharedRecordingPaths() -> [URL] {
