@@ -23,5 +23,18 @@ let package = Package(
             path: "Benchmarks/ForceStageBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        // callgrind's client requests (valgrind/callgrind.h), for the instruction counts.
+        .target(name: "CallgrindMarks", path: "Benchmarks/CallgrindMarks"),
+        // Runs the measured loops between callgrind marks: Benchmarks/instructions.sh.
+        .executableTarget(
+            name: "InstructionCounts",
+            dependencies: [
+                "CallgrindMarks",
+                .product(name: "ForceStageBench", package: "forcestage"),
+                .product(name: "ForceStageHost", package: "forcestage"),
+                .product(name: "ForceStageCore", package: "forcestage"),
+            ],
+            path: "Benchmarks/InstructionCounts"
+        ),
     ]
 )

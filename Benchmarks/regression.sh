@@ -9,6 +9,8 @@
 #    reference (Benchmarks/reference-evaluation.json), printing what moved.
 # 2. Allocations: the package-benchmark thresholds (zero allocations on the
 #    per-scan path), `swift package benchmark thresholds check`.
+# 3. Instructions: instructions per scan under callgrind (Benchmarks/instructions.sh)
+#    against Benchmarks/instructions-reference.json; more than 5 % above it fails.
 #
 # Exits non-zero when any of them regresses. Environment:
 #   MIN_F1 (default 0.999), MIN_WITHIN (default 0.99),
@@ -68,6 +70,14 @@ if ! FORCESTAGE_BENCH_CI=1 swift package --package-path Benchmarks --disable-san
     failed+=("benchmark thresholds: see the deviations above")
 else
     grep -E "EQUAL|BETTER|WORSE" "$work/bench.txt" || tail -5 "$work/bench.txt"
+fi
+
+echo "== instructions per scan: callgrind (Benchmarks/instructions.sh)"
+if ! bash Benchmarks/instructions.sh >"$work/instructions.txt" 2>&1; then
+    cat "$work/instructions.txt"
+    failed+=("instructions: see Benchmarks/instructions.sh's report above")
+else
+    tail -4 "$work/instructions.txt"
 fi
 
 if [ ${#failed[@]} -gt 0 ]; then

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Installs what ForceStage needs from Debian: libiio (headers and library),
-# its utilities (iio_info, iio_readdev), iiod, and tmux (the meter's screen test
+# its utilities (iio_info, iio_readdev), iiod, valgrind (the instruction counts of
+# the regression run) and tmux (the meter's screen test
 # captures it from a tmux pane). Safe to run again: it only
 # calls apt when something is missing. Needs root (or sudo).
 set -euo pipefail
-packages=(libiio-dev libiio-utils iiod tmux)
+packages=(libiio-dev libiio-utils iiod tmux valgrind)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
