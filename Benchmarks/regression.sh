@@ -11,6 +11,8 @@
 #    per-scan path), `swift package benchmark thresholds check`.
 # 3. Instructions: instructions per scan under callgrind (Benchmarks/instructions.sh)
 #    against Benchmarks/instructions-reference.json; more than 5 % above it fails.
+# 4. Embedded size: the core's .text for armv7em and riscv32 (Benchmarks/embedded-size.sh)
+#    against Benchmarks/embedded-size-reference.json; any growth fails.
 #
 # Exits non-zero when any of them regresses. Environment:
 #   MIN_F1 (default 0.999), MIN_WITHIN (default 0.99),
@@ -78,6 +80,14 @@ if ! bash Benchmarks/instructions.sh >"$work/instructions.txt" 2>&1; then
     failed+=("instructions: see Benchmarks/instructions.sh's report above")
 else
     tail -4 "$work/instructions.txt"
+fi
+
+echo "== embedded size: the core's .text on armv7em and riscv32 (Benchmarks/embedded-size.sh)"
+if ! bash Benchmarks/embedded-size.sh >"$work/embedded.txt" 2>&1; then
+    cat "$work/embedded.txt"
+    failed+=("embedded size: see Benchmarks/embedded-size.sh's report above")
+else
+    cat "$work/embedded.txt"
 fi
 
 if [ ${#failed[@]} -gt 0 ]; then

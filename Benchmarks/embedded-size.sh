@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Size of the Embedded Swift core on the microcontroller targets, and the stack
+# its per-scan entry points take, compared with Benchmarks/embedded-size-reference.json.
+#
+#   bash Benchmarks/embedded-size.sh            # report and compare
+#   bash Benchmarks/embedded-size.sh --update   # rewrite the reference (commit it with the change)
+#
+# .text is measured on the object EmbeddedBuildTests builds (swiftc -enable-experimental-feature
+# Embedded -wmo -Osize). Stack frames come from the same module compiled through LLVM IR with
+# clang -fstack-usage for armv7em (swift-frontend has no stack-usage flag of its own); the
+# per-scan figure is ForcePipeline.process(scan:into:) plus Classifier.step(force:...), the two
+# frames a scan passes through when they are not inlined into each other. It also lists the
+# compiler-runtime helpers the core calls (64-bit shifts and divisions on 32-bit targets).
+# Exits 1 when .text grows past the reference on either target (MAX_TEXT_GROWTH_BYTES, default 0).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+update=0
+[ "${1:-}" = "--update" ] && update=1
+swiftc=$(command -v swiftc)
+bindir=$(dirname "$(readlink -f "$swiftc")")
+clang="$bindir/clang"; nm="$bindir/llvm-nm"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+sources=(Sources/ForceStageCore/*.swift)
+flags=(-enable-experimental-feature Embedded -wmo -Osize -parse-as-library -module-name ForceStageCore)
+declare -A text
+for target in armv7em-none-none-eabi riscv32-none-none-eabi; do
+    "$swiftc" "${flags[@]}" -target "$target" -c "${sources[@]}" -o "$work/$target.o"
+    text[$target]=$(size -A "$work/$target.o" | awk '$1 == ".text" { print $2 }')
+    helpers=$("$nm" -u "$work/$target.o" | awk '{ print $2 }' | grep -E '^__aeabi_u?l|di3$' | tr '\n' ' ' || true)
+    echo "$target: .text ${text[$target]} bytes; 64-bit runtime helpers referenced: ${helpers:-none}"
+done
+"$swiftc" "${flags[@]}" -target armv7em-none-none-eabi -emit-ir "${sources[@]}" -o "$work/core.ll"
+(cd "$work" && "$clang" -target armv7em-none-none-eabi -Os -Wno-override-module -fstack-usage -c core.ll -o core-ir.o)
+frame() { grep -F "$1" "$work/core-ir.su" | grep -v '\.cold\.' | awk -F'\t' '{ print $2 }' | sort -n | tail -1; }
+scan=$(frame 'PipelineV7process4scan4into')
+step=$(frame 'ClassifierV4step5force6sample')
+block=$(frame 'PipelineV7process5scans4into')
+echo "armv7em stack: process(scan:into:) ${scan:-?} B + Classifier.step(force:) ${step:-?} B = $(( ${scan:-0} + ${step:-0} )) B per scan; process(scans:into:) ${block:-?} B"
+echo "largest frames:"; sort -t$'\t' -k2 -n "$work/core-ir.su" | tail -3 | awk -F'\t' '{ sub(/^core.ll:/, "", $1); printf "  %6d B  %s\n", $2, $1 }'
+
+reference=Benchmarks/embedded-size-reference.json
+if [ "$update" = 1 ]; then
+    printf '{\n  "armv7em-none-none-eabi": %s,\n  "riscv32-none-none-eabi": %s\n}\n' "${text[armv7em-none-none-eabi]}" "${text[riscv32-none-none-eabi]}" >"$reference"
+    echo "reference rewritten: $reference"
+    exit 0
+fi
+[ -f "$reference" ] || { echo "no $reference: run with --update and commit it"; exit 0; }
+allowed=${MAX_TEXT_GROWTH_BYTES:-0}
+status=0
+for target in armv7em-none-none-eabi riscv32-none-none-eabi; do
+    old=$(python3 -c "import json,sys; print(json.load(open('$reference'))['$target'])")
+    new=${text[$target]}
+    if [ "$new" -gt $(( old + allowed )) ]; then
+        echo "EMBEDDED SIZE GREW: $target .text $old -> $new bytes (reference $reference; --update with a reason if the growth is wanted)"
+        status=1
+    elif [ "$new" -ne "$old" ]; then
+        echo "$target .text $old -> $new bytes"
+    fi
+done
+[ $status -eq 0 ] && echo "embedded .text within the reference"
+exit $status
