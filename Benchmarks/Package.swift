@@ -24,8 +24,9 @@ let package = Package(
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
         // callgrind's client requests (valgrind/callgrind.h), for the instruction counts.
-        .target(name: "CallgrindMarks", path: "Benchmarks/CallgrindMarks"),
-        // Runs the measured loops between callgrind marks: Benchmarks/instructions.sh.
+        .target(name: "CallgrindMarks", path: "Tools/CallgrindMarks"),
+        // Runs the measured loops between callgrind marks: Benchmarks/instructions.sh. It sits outside
+        // Benchmarks/, where package-benchmark takes every executable for a benchmark.
         .executableTarget(
             name: "InstructionCounts",
             dependencies: [
@@ -34,7 +35,7 @@ let package = Package(
                 .product(name: "ForceStageHost", package: "forcestage"),
                 .product(name: "ForceStageCore", package: "forcestage"),
             ],
-            path: "Benchmarks/InstructionCounts"
+            path: "Tools/InstructionCounts"
         ),
     ]
 )

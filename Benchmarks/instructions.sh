@@ -16,7 +16,7 @@
 # and one scan at a time (the service's path today: it steps one scan at a time);
 # libiio's iio_channel_convert per sample plus the scale, and a vectorised sum, as references.
 # Each loop runs once to warm up, then callgrind's counters are zeroed, the loop runs
-# once more over the whole recording and the counters are dumped (Benchmarks/Benchmarks/InstructionCounts).
+# once more over the whole recording and the counters are dumped (Benchmarks/Tools/InstructionCounts).
 #
 # Exits 1 when any loop of ForceStage's own costs more than 5 % above the reference
 # (MAX_GROWTH_PERCENT to change), 2 when valgrind or the build is missing.
