@@ -36,6 +36,19 @@ public struct ForcePipeline: Sendable {
     @usableFromInline internal var _lastTimestamp: Int64 = 0
     @usableFromInline internal var _lastRaw = InlineArray<8, Int64>(repeating: 0)
     @usableFromInline internal var _stuckRun: Int32 = 0
+    /// Per force channel, the lowest and highest raw value seen: a flat run at
+    /// one of them is a sensor at rest (an FSR's exact zero) or a press held
+    /// against a stop (clipping), both plausible; in between it is not.
+    /// Direction-free, so a cell wired with negative gain is treated the same.
+    @usableFromInline internal var _rawLow = InlineArray<8, Int64>(repeating: Int64.max)
+    @usableFromInline internal var _rawHigh = InlineArray<8, Int64>(repeating: Int64.min)
+    /// How often the raw words change, 0...64: +1 for a scan that changed, -1
+    /// for one that did not. A sensor that normally shows noise sits high.
+    @usableFromInline internal var _changeScore: Int32 = 0
+    /// Whether the sensor was showing noise when the current flat run began.
+    @usableFromInline internal var _runNoisy = false
+    /// A press held flat against a stop below the converter's rails, reported as `saturated`.
+    @usableFromInline internal var _clipped = false
     @usableFromInline internal var _saturatedRun: Int32 = 0
     @usableFromInline internal var _stuck = false
     @usableFromInline internal var _saturated = false
@@ -172,20 +185,24 @@ public struct ForcePipeline: Sendable {
         var total: Float = 0
         var same = sample > 0
         var railed = false
+        var extreme = true
         for i in 0..<calibration.count {
             let raw = _raw(i, scan)
             if raw != _lastRaw[i] { same = false }
             _lastRaw[i] = raw
+            if raw < _rawLow[i] { _rawLow[i] = raw }
+            if raw > _rawHigh[i] { _rawHigh[i] = raw }
+            if raw != _rawLow[i] && raw != _rawHigh[i] { extreme = false }
             if raw <= _formats[i].minimumRaw || raw >= _formats[i].maximumRaw { railed = true }
             total += _newtons(i, raw)
         }
         _lastForce = total
-        _checkHealth(same: same, railed: railed, sample: sample, timestampNs: ts, into: &events)
+        _checkHealth(same: same, railed: railed, extreme: extreme, sample: sample, timestampNs: ts, into: &events)
         _classifier.step(force: total, sample: sample, timestampNs: ts, into: &events)
     }
 
     @inlinable
-    internal mutating func _checkHealth(same: Bool, railed: Bool, sample: Int64, timestampNs: Int64,
+    internal mutating func _checkHealth(same: Bool, railed: Bool, extreme: Bool, sample: Int64, timestampNs: Int64,
                                         into events: inout EventRing) {
         if railed {
             _counters.saturatedScans &+= 1
@@ -198,18 +215,37 @@ public struct ForcePipeline: Sendable {
             _saturatedRun = 0
         }
         _stuckRun = same ? _stuckRun &+ 1 : 0
-        if _classifier._parameters.stuckScans > 0 && _stuckRun == _classifier._parameters.stuckScans && !_stuck {
-            _stuck = true
-            events.pushLast(ForceEvent(kind: .stuck, sample: sample, timestampNs: timestampNs, forceNewtons: _lastForce))
-            _classifier.sensorFault(sample: sample, timestampNs: timestampNs, into: &events)
+        if _stuckRun == 1 { _runNoisy = _changeScore >= 32 }
+        _changeScore = same ? max(0, _changeScore &- 1) : min(64, _changeScore &+ 1)
+        // A flat reading is `stuck` only where it cannot plausibly be: a sensor
+        // that shows noise repeating its identical raw words, between the lowest
+        // and highest values it has read. Flat at its floor is a sensor at rest
+        // (an unloaded FSR reads exactly 0); flat at its top while pressed is a
+        // press clipped by the converter or a mechanical stop: `saturated`,
+        // and the press goes on (no forced release); a rail is `saturated` above.
+        // A sensor that never shows noise (a quantised 3D Touch trace) can hold
+        // one value through a still press: never `stuck` from flatness alone.
+        if _classifier._parameters.stuckScans > 0 && _stuckRun == _classifier._parameters.stuckScans && !_stuck && !railed {
+            if extreme {
+                if _classifier._state != .idle && !_clipped && !_saturated {
+                    _clipped = true
+                    events.pushLast(ForceEvent(kind: .saturated, sample: sample, timestampNs: timestampNs, forceNewtons: _lastForce))
+                }
+            } else if _runNoisy {
+                _stuck = true
+                events.pushLast(ForceEvent(kind: .stuck, sample: sample, timestampNs: timestampNs, forceNewtons: _lastForce))
+                _classifier.sensorFault(sample: sample, timestampNs: timestampNs, into: &events)
+            }
         }
         let stuckCleared = _stuck && !same
         let saturationCleared = _saturated && !railed
-        if stuckCleared || saturationCleared || _lost {
+        let clipCleared = _clipped && !same
+        if stuckCleared || saturationCleared || clipCleared || _lost {
             if stuckCleared { _stuck = false }
             if saturationCleared { _saturated = false }
+            if clipCleared { _clipped = false }
             _lost = false
-            if !_stuck && !_saturated {
+            if !_stuck && !_saturated && !_clipped {
                 events.pushLast(ForceEvent(kind: .recovered, sample: sample, timestampNs: timestampNs, forceNewtons: _lastForce))
             }
             if !_stuck && _classifier._suspended { _classifier.sensorRecovered() }
@@ -259,7 +295,7 @@ public struct ForcePipeline: Sendable {
     /// Returns false, having changed nothing, otherwise.
     @inlinable
     internal mutating func _processBlock(_ scans: UnsafeRawPointer, into events: inout EventRing) -> Bool {
-        guard !_stuck && !_saturated && !_lost && !_classifier._suspended else { return false }
+        guard !_stuck && !_saturated && !_clipped && !_lost && !_classifier._suspended else { return false }
         let size = layout.scanSize
         let first = _nextSample
         // Plain arrays filled scalar by scalar (a vector insert per scan stalls),
@@ -269,6 +305,10 @@ public struct ForcePipeline: Sendable {
         window[1] = _classifier._previous
         var stamps = InlineArray<16, Int64>(repeating: 0)
         var lastRaw = _lastRaw
+        var rawLow = _rawLow
+        var rawHigh = _rawHigh
+        var changeScore = _changeScore
+        var runNoisy = _runNoisy
         var lastTimestamp = _lastTimestamp
         var stuckRun = _stuckRun
         var gaps: Int64 = 0
@@ -292,11 +332,16 @@ public struct ForcePipeline: Sendable {
                 let raw = _raw(i, scan)
                 if raw != lastRaw[i] { same = false }
                 lastRaw[i] = raw
+                if raw < rawLow[i] { rawLow[i] = raw }
+                if raw > rawHigh[i] { rawHigh[i] = raw }
                 // A scan on a rail raises `saturated`: the per-scan path handles it.
                 if raw <= _formats[i].minimumRaw || raw >= _formats[i].maximumRaw { return false }
                 total += _newtons(i, raw)
             }
             stuckRun = same ? stuckRun &+ 1 : 0
+            if stuckRun == 1 { runNoisy = changeScore >= 32 }
+            changeScore = same ? max(0, changeScore &- 1) : min(64, changeScore &+ 1)
+            // Where a flat run is judged, the per-scan path decides.
             if _classifier._parameters.stuckScans > 0 && stuckRun == _classifier._parameters.stuckScans { return false }
             window[k + 2] = total
         }
@@ -307,6 +352,10 @@ public struct ForcePipeline: Sendable {
         _counters.droppedScans &+= dropped
         _lastTimestamp = lastTimestamp
         _lastRaw = lastRaw
+        _rawLow = rawLow
+        _rawHigh = rawHigh
+        _changeScore = changeScore
+        _runNoisy = runNoisy
         _stuckRun = stuckRun
         _saturatedRun = 0
         _lastForce = window[Classifier.blockScans + 1]
