@@ -42,7 +42,7 @@ public struct BaselineSettings: Equatable, BitwiseCopyable, Sendable {
     /// The baseline learns only after the panel has been idle this long, ms.
     /// The valleys between the taps of a burst are not an unloaded panel: a
     /// baseline that learned from them would rise and swallow the later taps.
-    public var settleMilliseconds: Float = 400
+    public var settleMilliseconds: Float = 250
     /// A reading this far below the baseline (more than the touch band) is an
     /// undershoot (force/torque cells swing below zero after a release) and is
     /// not learned until it has lasted this long, ms; a real zero shift that
