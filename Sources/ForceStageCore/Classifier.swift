@@ -126,7 +126,8 @@ public struct Classifier: Sendable {
         let filtered: Float
         if _parameters.spikeRejection && _history >= 2 {
             let a = _older, b = _previous, c = force
-            filtered = _spikeFilter(a, b, c, isolated: _parameters.spikeIsolated, agreement: _parameters.spikeAgreement)
+            filtered = _spikeFilter(a, b, c, isolated: _parameters.spikeIsolated, agreement: _parameters.spikeAgreement,
+                                    floor: _baseline - _parameters.touchBand)
             if abs(filtered - b) > _parameters.peek * 0.25 && abs(a - c) < abs(b - a) { _spikesRejected &+= 1 }
         } else {
             filtered = force
@@ -412,7 +413,8 @@ public struct Classifier: Sendable {
         case .popped:
             guard aboveRelease else { return false }
         }
-        let filtered = _spikeFilter(a, b, c, isolated: _parameters.spikeIsolated, agreement: _parameters.spikeAgreement)
+        let filtered = _spikeFilter(a, b, c, isolated: _parameters.spikeIsolated, agreement: _parameters.spikeAgreement,
+                                    floor: _baseline - _parameters.touchBand)
         let n = Int32(Classifier.blockScans)
         _older = c[14]
         _previous = c[15]
@@ -442,31 +444,35 @@ internal func _median(_ a: Float, _ b: Float, _ c: Float) -> Float {
 /// The spike filter for the reading `b` between `a` and `c`: the median of
 /// three, or with `isolated` (a scan longer than a spike, where a real tap
 /// may be one or two scans) the median only where `b` cannot be a press:
-/// a dip below both neighbours (a press only pushes up), or a rise whose
-/// neighbours agree within `agreement` or rises above the higher neighbour
-/// by more than four times their disagreement. The first scan of a two-scan
-/// tap has a high neighbour, so it stays.
+/// a dip below both neighbours and below `floor` (the baseline less the
+/// touch band: a press never pulls the panel below zero, while a finger
+/// lifting for one scan between two taps leaves it at or above zero), or a
+/// rise whose neighbours agree within `agreement` or that rises above the
+/// higher neighbour by more than four times their disagreement. The first
+/// scan of a two-scan tap has a high neighbour, so it stays.
 @inlinable
-internal func _spikeFilter(_ a: Float, _ b: Float, _ c: Float, isolated: Bool, agreement: Float) -> Float {
+internal func _spikeFilter(_ a: Float, _ b: Float, _ c: Float, isolated: Bool, agreement: Float, floor: Float) -> Float {
     let m = _median(a, b, c)
     guard isolated else { return m }
     let spread = abs(a - c)
     let top = a < c ? c : a
-    let replace = (b < a && b < c) || spread <= agreement || b - top > 4 * spread
+    let dip = b < a && b < c
+    let replace = dip ? b < floor : (spread <= agreement || b - top > 4 * spread)
     return replace ? m : b
 }
 
 /// ``_spikeFilter(_:_:_:isolated:agreement:)`` lane by lane, with the same results.
 @inlinable
 internal func _spikeFilter(_ a: SIMD16<Float>, _ b: SIMD16<Float>, _ c: SIMD16<Float>,
-                           isolated: Bool, agreement: Float) -> SIMD16<Float> {
+                           isolated: Bool, agreement: Float, floor: Float) -> SIMD16<Float> {
     let m = _median(a, b, c)
     guard isolated else { return m }
     let d = a - c
     let spread = d.replacing(with: -d, where: d .< 0)
     let top = a.replacing(with: c, where: a .< c)
-    let replace = ((b .< a) .& (b .< c)) .| (spread .<= SIMD16<Float>(repeating: agreement))
-        .| ((b - top) .> spread * 4)
+    let dip = (b .< a) .& (b .< c)
+    let rise = (spread .<= SIMD16<Float>(repeating: agreement)) .| ((b - top) .> spread * 4)
+    let replace = (dip .& (b .< SIMD16<Float>(repeating: floor))) .| ((.!dip) .& rise)
     return b.replacing(with: m, where: replace)
 }
 

@@ -112,12 +112,15 @@ public struct ClassifierSettings: Equatable, Sendable {
     public var holdSettleMilliseconds: Float = 250
     /// Rejection of single-scan spikes (one scan of latency).
     public var spikeRejection: Bool = true
-    /// The longest artefact taken for a spike, ms. Where a scan lasts no longer
-    /// than this, a spike fits in one scan and the median of three removes it.
-    /// Where a scan is longer (9-10 scans/s), a real tap may show in only one
-    /// or two scans, so a reading is replaced only when both neighbours agree
-    /// with each other (an isolated excursion), never on a rising or falling edge.
-    public var spikeMaximumMilliseconds: Float = 5
+    /// The longest scan period, ms, for which the plain median of three is
+    /// used. A spike is a few ms, shorter than any press; at 40 scans/s or
+    /// more the shortest real tap (80 ms) spans three scans or more, so the
+    /// median removes spikes and keeps taps. Where a scan is longer (9-10
+    /// scans/s) a real tap may show in only one or two scans, so a reading is
+    /// replaced only where it cannot be a press (see the classifier's
+    /// `_spikeFilter`: an isolated rise between agreeing neighbours, or a dip
+    /// below zero), never on a rising or falling edge.
+    public var spikeMaximumMilliseconds: Float = 25
     /// Creep allowance: an FSR under constant load reads up to this fraction
     /// higher after seconds. While peeking, pop needs the force to exceed the
     /// level it settled at by this fraction (never more than `pop * (1 + allowance)`).
