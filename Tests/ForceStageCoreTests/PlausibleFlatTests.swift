@@ -40,11 +40,12 @@ struct PlausibleFlatTests {
 
     @Test("An unloaded sensor reading exactly its floor for seconds is at rest, not stuck")
     func zeroFloor() throws {
-        // Noise first, then 5 s of the identical floor word (an FSR at rest reads 0).
-        let raws = Self.level(0, 80) + [Int64](repeating: Self.zero, count: 400) + Self.level(1.6, 40) + Self.level(0, 80)
+        // An FSR: exactly its floor word at rest (5 s), noisy only while pressed.
+        let floor = [Int64](repeating: Self.zero, count: 400)
+        let raws = floor + Self.level(1.6, 40) + floor + Self.level(2.0, 40) + floor
         let events = try Self.run(raws, zero: Self.zero, perCount: 1e-4)
         #expect(!events.contains { $0.hasPrefix("stuck") }, "\(events)")
-        #expect(events.map { $0.split(separator: "@")[0] } == ["peek", "release"], "\(events)")
+        #expect(events.map { $0.split(separator: "@")[0] } == ["peek", "release", "peek", "release"], "\(events)")
     }
 
     @Test("A press clipped flat below the rails is saturated, not stuck, and is not released")
@@ -55,6 +56,13 @@ struct PlausibleFlatTests {
         #expect(!events.contains { $0.hasPrefix("stuck") }, "\(events)")
         let kinds = events.map { $0.split(separator: "@")[0] }
         #expect(kinds == ["peek", "pop", "saturated", "recovered", "release"], "\(events)")
+    }
+
+    @Test("A noisy sensor whose noise stops at rest (the same word repeated) is stuck")
+    func stuckAtRest() throws {
+        let raws = Self.level(0, 200) + Self.level(1.6, 40) + Self.level(0, 80) + [Int64](repeating: Self.zero + 2, count: 300)
+        let events = try Self.run(raws, zero: Self.zero, perCount: 1e-4)
+        #expect(events.contains { $0.hasPrefix("stuck") }, "\(events)")
     }
 
     @Test("A noisy sensor that repeats one raw word mid-range is stuck")

@@ -295,13 +295,15 @@ public enum Synthesizer {
 
     /// The scenario corpus (issue 13): every panel, two seeds, every artefact
     /// and the given scenarios, 120 s each (600 s at 10 scans/s), named
-    /// `PANEL-scenarios-sSEED`. FSR creep goes only to the FSR panel and
-    /// vibration only to load cells (an FSR cannot read below zero).
+    /// `PANEL-scenarios-sSEED`. FSR creep and the zero floor go only to the
+    /// FSR panel and vibration only to load cells (an FSR cannot read below zero).
     public static func scenarioCorpus(_ scenarios: ScenarioSet = .all) -> [(stem: String, options: SynthOptions)] {
         var list: [(String, SynthOptions)] = []
         for panel in PanelKind.allCases {
+            // An FSR reads no force below zero: it takes the floor and creep, and
+            // no vibration (which must swing below zero); load cells the reverse.
             var set = scenarios
-            if panel == .fsrADS1115 { set.remove(.vibration) } else { set.remove(.fsrCreep) }
+            if panel == .fsrADS1115 { set.remove(.vibration) } else { set.subtract([.fsrCreep, .zeroFloor]) }
             for seed: UInt64 in [11, 12] {
                 list.append(("\(panel.rawValue)-scenarios-s\(seed)",
                              SynthOptions(panel: panel, seed: seed, duration: panel == .hx711at10 ? 600 : 120, artefacts: .all,
