@@ -28,6 +28,9 @@ struct RealSensorBehaviourTests {
             + T.ramp(0.55, 1.8, 5) + T.hold(1.8, 40) + T.ramp(1.8, 0, 10) + T.hold(0, 40)
         let r = try Self.run(forces, rate: 100, T.settings())
         #expect(Self.kinds(r.events) == ["peek", "release"], "\(r.events)")
+        // At the old 0.6 the dip released and peeked again: the level is what holds it.
+        let old = try Self.run(forces, rate: 100, T.settings { $0.releaseFraction = 0.6 })
+        #expect(Self.kinds(old.events) == ["peek", "release", "peek", "release"], "\(old.events)")
     }
 
     @Test("Tremor of +-15 % on a held peek is still no release")
@@ -59,6 +62,8 @@ struct RealSensorBehaviourTests {
         let r = try Self.run(forces, rate: 100, T.settings())
         #expect(Self.kinds(r.events) == ["peek", "pop", "release"], "\(r.events)")
         #expect(r.classifier.baseline > -0.2, "baseline \(r.classifier.baseline)")
+        let eager = try Self.run(forces, rate: 100, T.settings { $0.baseline.undershootMilliseconds = 0 })
+        #expect(eager.classifier.baseline < -0.2, "without the undershoot guard: \(eager.classifier.baseline)")
     }
 
     @Test("Hold does not fire while the force still climbs toward pop; it fires for a light press that waits")
@@ -69,6 +74,9 @@ struct RealSensorBehaviourTests {
         let slow = T.hold(0, 50) + T.ramp(0, 1.1, 10) + T.ramp(1.1, 2.7, 160) + T.hold(2.7, 20) + T.ramp(2.7, 0, 10) + T.hold(0, 40)
         let r = try Self.run(slow, rate: 100, settings)
         #expect(Self.kinds(r.events) == ["peek", "pop", "release"], "\(r.events)")
+        settings.holdSettleMilliseconds = 0
+        #expect(Self.kinds(try Self.run(slow, rate: 100, settings).events) == ["peek", "hold", "pop", "release"])
+        settings.holdSettleMilliseconds = 250
         // A light press held still: hold.
         let light = T.hold(0, 50) + T.ramp(0, 1.5, 10) + T.hold(1.5, 100) + T.ramp(1.5, 0, 10) + T.hold(0, 40)
         let l = try Self.run(light, rate: 100, settings)
@@ -82,6 +90,9 @@ struct RealSensorBehaviourTests {
         let r = try Self.run(forces, rate: 10, T.settings())
         #expect(Self.kinds(r.events) == ["peek", "release"], "\(r.events)")
         #expect(abs(r.classifier.baseline) < 0.05)
+        // The plain median at this rate swallows the tap.
+        let median = try Self.run(forces, rate: 10, T.settings { $0.spikeMaximumMilliseconds = 1000 })
+        #expect(Self.kinds(median.events).isEmpty, "\(median.events)")
         // At 500 scans/s a scan is shorter than a spike: the median of three as before.
         let fast = T.hold(0, 100) + [4] + T.hold(0, 100)
         #expect(try Self.run(fast, rate: 500, T.settings()).events.isEmpty)
@@ -115,6 +126,8 @@ struct RealSensorBehaviourTests {
         }
         forces += T.hold(0, 300)
         #expect(try Self.run(forces, rate: 500, T.settings()).events.isEmpty)
+        let noHoldoff = try Self.run(forces, rate: 500, T.settings { $0.vibrationHoldoffMilliseconds = 0 })
+        #expect(noHoldoff.events.contains { $0.hasPrefix("peek") }, "the burst does reach the peek level")
         // Ten taps, one every 80 ms: 40 ms at 1.6 N, 40 ms off.
         var taps = T.hold(0, 300)
         for _ in 0..<10 { taps += T.ramp(0, 1.6, 3) + T.hold(1.6, 17) + T.ramp(1.6, 0, 3) + T.hold(0, 17) }
