@@ -68,6 +68,18 @@ public struct Classifier: Sendable {
     @usableFromInline internal var _releaseLock: Int32 = 0
     @usableFromInline internal var _peekSample: Int64 = 0
     @usableFromInline internal var _holdDone = false
+    /// The highest level the current peek settled at, and when it got there:
+    /// `hold` waits until the force stops climbing above it.
+    @usableFromInline internal var _holdRef: Float = 0
+    @usableFromInline internal var _holdRefSample: Int64 = 0
+    /// The peek's slowly smoothed level, the reference for the creep allowance.
+    @usableFromInline internal var _settled: Float = 0
+    /// The last scan that read below the baseline by more than the touch band.
+    @usableFromInline internal var _undershootSample: Int64 = Int64.min / 2
+    /// Idle scans since the last press (counted per block), and blocks in a
+    /// row whose mean lay below the baseline by more than the touch band.
+    @usableFromInline internal var _quietScans: Int32 = Int32.max / 2
+    @usableFromInline internal var _lowScans: Int32 = 0
     @usableFromInline internal var _peekCrossing = _Crossing()
     @usableFromInline internal var _popCrossing = _Crossing()
     @usableFromInline internal var _releaseCrossing = _Crossing()
@@ -107,11 +119,15 @@ public struct Classifier: Sendable {
     /// - Complexity: O(1), no allocation.
     @inlinable
     public mutating func step(force: Float, sample: Int64, timestampNs: Int64, into events: inout EventRing) {
-        // Spike rejection: the median of the last three readings.
+        // Spike rejection: the median of the last three readings. Where a scan
+        // is longer than a spike (a low scan rate), only an isolated reading
+        // whose two neighbours agree is replaced: a real two-scan tap has a
+        // neighbour high too and passes (see `_spikeFilter`).
         let filtered: Float
         if _parameters.spikeRejection && _history >= 2 {
             let a = _older, b = _previous, c = force
-            filtered = _median(a, b, c)
+            filtered = _spikeFilter(a, b, c, isolated: _parameters.spikeIsolated, agreement: _parameters.spikeAgreement,
+                                    floor: _baseline - _parameters.touchBand)
             if abs(filtered - b) > _parameters.peek * 0.25 && abs(a - c) < abs(b - a) { _spikesRejected &+= 1 }
         } else {
             filtered = force
@@ -123,6 +139,18 @@ public struct Classifier: Sendable {
         let x = force - _baseline
         let y = filtered - _baseline
         _lastForce = y
+        // A press never pulls the panel below its zero: a swing that far down is
+        // vibration (or a cell's undershoot), and a peek waits it out.
+        if y < -_parameters.touchBand { _undershootSample = sample }
+        // FSR creep: while peeking, pop needs the force above the level the
+        // press settled at by the allowance (capped at pop x (1 + allowance)),
+        // so creep of up to the allowance under a constant load never pops,
+        // while a deliberate push from a lighter hold still pops at `pop`.
+        var popLevel = _parameters.pop
+        if _parameters.creepAllowance > 0 && _state == .peeking {
+            let grow = 1 + _parameters.creepAllowance
+            popLevel = max(_parameters.pop, min(_parameters.pop * grow, _settled * grow))
+        }
 
         // Latency accounting runs on the unfiltered readings.
         _peekCrossing.update(x >= _parameters.peek, sample: sample, timestampNs: timestampNs)
@@ -131,7 +159,7 @@ public struct Classifier: Sendable {
 
         // Debounce runs on the filtered readings.
         _peekRun = y >= _parameters.peek ? _peekRun &+ 1 : 0
-        _popRun = y >= _parameters.pop ? _popRun &+ 1 : 0
+        _popRun = y >= popLevel ? _popRun &+ 1 : 0
         _releaseRun = y < _parameters.release ? _releaseRun &+ 1 : 0
         if _pressLock > 0 { _pressLock &-= 1 }
         if _releaseLock > 0 { _releaseLock &-= 1 }
@@ -157,21 +185,32 @@ public struct Classifier: Sendable {
     @inlinable
     internal mutating func _decide(y: Float, sample: Int64, timestampNs: Int64, into events: inout EventRing) {
         if _state == .idle {
-            guard _pressLock == 0 && _peekRun >= _parameters.pressScans else { return }
+            guard _pressLock == 0 && _peekRun >= _parameters.pressScans
+                    && sample &- _undershootSample > _parameters.vibrationHoldoffScans else { return }
             _emit(.peek, crossing: _peekCrossing, force: y, sample: sample, timestampNs: timestampNs, into: &events)
             _state = .peeking
             _peekSample = sample
             _holdDone = false
+            _holdRef = y
+            _holdRefSample = sample
+            _settled = y
             _releaseLock = _parameters.pressLockScans
         }
         if _state == .peeking {
+            if _parameters.creepAllowance > 0 { _settled += _parameters.creepSmoothing * (y - _settled) }
+            // Still climbing toward pop: the hold timer's settle clock restarts.
+            if _parameters.holdScans > 0 && !_holdDone && y > _holdRef + _parameters.holdRise {
+                _holdRef = y
+                _holdRefSample = sample
+            }
             if _popRun >= _parameters.pressScans {
                 _emit(.pop, crossing: _popCrossing, force: y, sample: sample, timestampNs: timestampNs, into: &events)
                 _state = .popped
                 _releaseLock = _parameters.pressLockScans
                 return
             }
-            if _parameters.holdScans > 0 && !_holdDone && sample &- _peekSample >= _parameters.holdScans {
+            if _parameters.holdScans > 0 && !_holdDone && sample &- _peekSample >= _parameters.holdScans
+                && sample &- _holdRefSample >= _parameters.holdSettleScans {
                 _holdDone = true
                 _emit(.hold, crossing: nil, force: y, sample: sample, timestampNs: timestampNs, into: &events)
             }
@@ -206,6 +245,9 @@ public struct Classifier: Sendable {
         // idle ones (weight 1, the others 0) count, and a block with fewer
         // than four is skipped.
         let count = _sum16(idle)
+        // Quiet for long enough: the valleys between the taps of a burst are
+        // not an unloaded panel. Counted per block, so both paths agree.
+        _quietScans = count == 16 && !_suspended ? min(_quietScans &+ 16, Int32.max / 2) : 0
         guard count >= 4 && !_suspended else {
             // After a press, smoothing starts afresh from the first idle block.
             _seeded = false
@@ -238,6 +280,10 @@ public struct Classifier: Sendable {
             return
         }
         let d = _smoothed - _baseline
+        // An undershoot (a cell swinging below zero after a release) lasts well
+        // under a second; only a drop below the touch band that persists is a
+        // real zero shift to follow.
+        _lowScans = d < -_parameters.touchBand ? min(_lowScans &+ 16, Int32.max / 2) : 0
         // A touch is a rise several noise widths above the baseline (capped
         // by the configured fraction of the peek level) that is faster than
         // drift: on a quiet panel a slow press freezes the baseline long
@@ -249,6 +295,10 @@ public struct Classifier: Sendable {
         if _warmup > 0 {
             _warmup &-= Int32(Classifier.blockScans)
             if abs(d) < _parameters.touchBand { _baseline += _parameters.blockFall * d }
+        } else if _quietScans < _parameters.settleScans {
+            // Not idle for long enough yet: learn nothing.
+        } else if d < -_parameters.touchBand && _lowScans < _parameters.undershootScans {
+            // An undershoot so far: keep the zero.
         } else if d < 0 {
             _baseline += _parameters.blockFall * d
         } else if !fresh && (d < touch || (d < _parameters.touchBand && _slope < _parameters.driftPerScan)) {
@@ -340,6 +390,8 @@ public struct Classifier: Sendable {
         guard top - bottom <= _parameters.peek * 0.25 else { return false }
         let high = top - _baseline, low = bottom - _baseline
         // Every reading on one side of each level: runs and crossings advance in closed form.
+        // A swing below the touch band restarts the vibration hold-off: per scan.
+        guard low >= -_parameters.touchBand else { return false }
         let abovePeek = low >= _parameters.peek, belowPeek = high < _parameters.peek
         let abovePop = low >= _parameters.pop, belowPop = high < _parameters.pop
         let aboveRelease = low >= _parameters.release, belowRelease = high < _parameters.release
@@ -350,11 +402,19 @@ public struct Classifier: Sendable {
             guard belowPeek else { return false }
         case .peeking:
             guard belowPop && aboveRelease else { return false }
-            if _parameters.holdScans > 0 && !_holdDone && lastSample &- _peekSample >= _parameters.holdScans { return false }
+            // The creep reference moves every scan: per scan.
+            if _parameters.creepAllowance > 0 { return false }
+            if _parameters.holdScans > 0 && !_holdDone {
+                // A new high would restart the hold's settle clock, and the hold may fire: per scan.
+                if high > _holdRef + _parameters.holdRise { return false }
+                if lastSample &- _peekSample >= _parameters.holdScans
+                    && lastSample &- _holdRefSample >= _parameters.holdSettleScans { return false }
+            }
         case .popped:
             guard aboveRelease else { return false }
         }
-        let filtered = _median(a, b, c)
+        let filtered = _spikeFilter(a, b, c, isolated: _parameters.spikeIsolated, agreement: _parameters.spikeAgreement,
+                                    floor: _baseline - _parameters.touchBand)
         let n = Int32(Classifier.blockScans)
         _older = c[14]
         _previous = c[15]
@@ -379,6 +439,41 @@ internal func _median(_ a: Float, _ b: Float, _ c: Float) -> Float {
     let lo = b < a ? b : a, hi = a < b ? b : a
     let m = c < hi ? c : hi
     return lo < m ? m : lo
+}
+
+/// The spike filter for the reading `b` between `a` and `c`: the median of
+/// three, or with `isolated` (a scan longer than a spike, where a real tap
+/// may be one or two scans) the median only where `b` cannot be a press:
+/// a dip below both neighbours and below `floor` (the baseline less the
+/// touch band: a press never pulls the panel below zero, while a finger
+/// lifting for one scan between two taps leaves it at or above zero), or a
+/// rise whose neighbours agree within `agreement` or that rises above the
+/// higher neighbour by more than four times their disagreement. The first
+/// scan of a two-scan tap has a high neighbour, so it stays.
+@inlinable
+internal func _spikeFilter(_ a: Float, _ b: Float, _ c: Float, isolated: Bool, agreement: Float, floor: Float) -> Float {
+    let m = _median(a, b, c)
+    guard isolated else { return m }
+    let spread = abs(a - c)
+    let top = a < c ? c : a
+    let dip = b < a && b < c
+    let replace = dip ? b < floor : (spread <= agreement || b - top > 4 * spread)
+    return replace ? m : b
+}
+
+/// ``_spikeFilter(_:_:_:isolated:agreement:)`` lane by lane, with the same results.
+@inlinable
+internal func _spikeFilter(_ a: SIMD16<Float>, _ b: SIMD16<Float>, _ c: SIMD16<Float>,
+                           isolated: Bool, agreement: Float, floor: Float) -> SIMD16<Float> {
+    let m = _median(a, b, c)
+    guard isolated else { return m }
+    let d = a - c
+    let spread = d.replacing(with: -d, where: d .< 0)
+    let top = a.replacing(with: c, where: a .< c)
+    let dip = (b .< a) .& (b .< c)
+    let rise = (spread .<= SIMD16<Float>(repeating: agreement)) .| ((b - top) .> spread * 4)
+    let replace = (dip .& (b .< SIMD16<Float>(repeating: floor))) .| ((.!dip) .& rise)
+    return b.replacing(with: m, where: replace)
 }
 
 /// The median of three, lane by lane: exactly ``_median(_:_:_:)`` in each lane.

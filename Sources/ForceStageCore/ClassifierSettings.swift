@@ -39,6 +39,15 @@ public struct BaselineSettings: Equatable, BitwiseCopyable, Sendable {
     public var warmupMilliseconds: Float = 250
     /// The fastest rise, in newtons per second, still taken for drift rather than a press.
     public var maximumDriftNewtonsPerSecond: Float = 0.05
+    /// The baseline learns only after the panel has been idle this long, ms.
+    /// The valleys between the taps of a burst are not an unloaded panel: a
+    /// baseline that learned from them would rise and swallow the later taps.
+    public var settleMilliseconds: Float = 250
+    /// A reading this far below the baseline (more than the touch band) is an
+    /// undershoot (force/torque cells swing below zero after a release) and is
+    /// not learned until it has lasted this long, ms; a real zero shift that
+    /// persists is then followed.
+    public var undershootMilliseconds: Float = 1500
 
     /// The defaults.
     public init() {}
@@ -63,6 +72,7 @@ public enum Sensitivity: UInt8, Equatable, BitwiseCopyable, Sendable, CaseIterab
 public enum TimeSetting: UInt8, Equatable, BitwiseCopyable, Sendable {
     case pressDebounce, releaseDebounce, hold, stuck
     case baselineRise, baselineFall, baselineSmoothing, baselineWarmup
+    case baselineSettle, baselineUndershoot, holdSettle, spikeMaximum, vibrationHoldoff
 }
 
 /// Why classifier settings were refused.
@@ -73,6 +83,7 @@ public enum SettingsError: Error, Equatable, Sendable {
     case releaseFractionOutOfRange
     case negativeTime(TimeSetting)
     case touchFractionOutOfRange
+    case creepAllowanceOutOfRange
 
 }
 
@@ -83,16 +94,46 @@ public struct ClassifierSettings: Equatable, Sendable {
     /// Force above baseline at which a peek pops.
     public var popNewtons: Float
     /// Release when the force falls below `peekNewtons * releaseFraction`.
-    /// The gap is the hysteresis that rides out tremor while holding.
-    public var releaseFraction: Float = 0.6
+    /// The gap is the hysteresis that rides out tremor while holding. The
+    /// recording spec labels a release where the force falls below half the
+    /// peek level, so a partial let-go that stays above half is no release;
+    /// tremor of +-15 % on a held peek stays far above it.
+    public var releaseFraction: Float = 0.5
     /// Debounce of the press transitions (peek, pop).
     public var pressDebounce = Debounce(.eager, milliseconds: 5)
     /// Debounce of release.
     public var releaseDebounce = Debounce(.deferred, milliseconds: 10)
     /// A peek held this long without popping emits `hold`; 0 disables it.
     public var holdMilliseconds: Float = 500
-    /// Median-of-three rejection of single-scan spikes (one scan of latency).
+    /// `hold` waits until the force has stopped climbing for this long, ms: a
+    /// press still rising from peek toward pop is on its way to a pop, not a
+    /// light press waiting. "Climbing" is a rise of a tenth of the gap between
+    /// the peek and pop levels above the highest level the press settled at.
+    public var holdSettleMilliseconds: Float = 250
+    /// Rejection of single-scan spikes (one scan of latency).
     public var spikeRejection: Bool = true
+    /// The longest scan period, ms, for which the plain median of three is
+    /// used. A spike is a few ms, shorter than any press; at 40 scans/s or
+    /// more the shortest real tap (80 ms) spans three scans or more, so the
+    /// median removes spikes and keeps taps. Where a scan is longer (9-10
+    /// scans/s) a real tap may show in only one or two scans, so a reading is
+    /// replaced only where it cannot be a press (see the classifier's
+    /// `_spikeFilter`: an isolated rise between agreeing neighbours, or a dip
+    /// below zero), never on a rising or falling edge.
+    public var spikeMaximumMilliseconds: Float = 25
+    /// Creep allowance: an FSR under constant load reads up to this fraction
+    /// higher after seconds. While peeking, pop needs the force to exceed the
+    /// level it settled at by this fraction (never more than `pop * (1 + allowance)`).
+    /// nil: 0.15 on a panel calibrated by a curve (an FSR), 0 on a linear one.
+    public var creepAllowance: Float? = nil
+    /// The creep allowance taken for a panel calibrated by a curve (an FSR)
+    /// when the settings state none: FSRs creep 5-15 % under a constant load.
+    public static let fsrCreepAllowance: Float = 0.15
+    /// After a reading swings below the baseline by more than the touch band,
+    /// a peek waits this long, ms. A press never pulls the panel below zero; a
+    /// door slam or a machine shakes it as far below zero as above, so a
+    /// zero-mean 20-60 Hz burst cannot peek. Taps (no undershoot) are unaffected.
+    public var vibrationHoldoffMilliseconds: Float = 30
     /// Baseline tracking.
     public var baseline = BaselineSettings()
     /// Identical raw values on every force channel for this long report `stuck`; 0 disables.
@@ -129,6 +170,12 @@ public struct ClassifierSettings: Equatable, Sendable {
         guard baseline.smoothingMilliseconds >= 0 else { throw .negativeTime(.baselineSmoothing) }
         guard baseline.warmupMilliseconds >= 0 else { throw .negativeTime(.baselineWarmup) }
         guard baseline.touchFraction > 0, baseline.touchFraction < 1 else { throw .touchFractionOutOfRange }
+        guard baseline.settleMilliseconds >= 0 else { throw .negativeTime(.baselineSettle) }
+        guard baseline.undershootMilliseconds >= 0 else { throw .negativeTime(.baselineUndershoot) }
+        guard holdSettleMilliseconds >= 0 else { throw .negativeTime(.holdSettle) }
+        guard spikeMaximumMilliseconds >= 0 else { throw .negativeTime(.spikeMaximum) }
+        guard vibrationHoldoffMilliseconds >= 0 else { throw .negativeTime(.vibrationHoldoff) }
+        if let creepAllowance { guard creepAllowance >= 0, creepAllowance < 1 else { throw .creepAllowanceOutOfRange } }
     }
 }
 
@@ -170,6 +217,21 @@ public struct ClassifierParameters: Equatable, BitwiseCopyable, Sendable {
     /// Nominal nanoseconds between scans.
     public var periodNs: Int64
     public var sampleRateHz: Float
+    /// Spike rejection by neighbour agreement instead of the plain median
+    /// (a scan longer than a spike), and how close the neighbours must be.
+    public var spikeIsolated: Bool
+    public var spikeAgreement: Float
+    /// Scans the force must stop climbing before `hold`, and the rise that counts as climbing.
+    public var holdSettleScans: Int64
+    public var holdRise: Float
+    /// The creep allowance (fraction) and the smoothing of the settled level it applies to.
+    public var creepAllowance: Float
+    public var creepSmoothing: Float
+    /// Scans a peek waits after a swing below the baseline.
+    public var vibrationHoldoffScans: Int64
+    /// Idle scans before the baseline learns; scans an undershoot must last to be learned.
+    public var settleScans: Int32
+    public var undershootScans: Int32
 
     /// Resolves `settings` at `sampleRateHz`.
     public init(_ settings: ClassifierSettings, sampleRateHz: Float) throws(SettingsError) {
@@ -214,6 +276,15 @@ public struct ClassifierParameters: Equatable, BitwiseCopyable, Sendable {
         saturationScans = Int32(max(1, min(settings.saturationScans, Int(Int32.max))))
         periodNs = Int64((1_000_000_000 / sampleRateHz).rounded())
         self.sampleRateHz = sampleRateHz
+        spikeIsolated = 1000 / sampleRateHz > settings.spikeMaximumMilliseconds
+        spikeAgreement = touchBand
+        holdSettleScans = Int64(scans(settings.holdSettleMilliseconds))
+        holdRise = (settings.popNewtons - settings.peekNewtons) * 0.1
+        creepAllowance = settings.creepAllowance ?? 0
+        creepSmoothing = alpha(500)
+        vibrationHoldoffScans = Int64(scans(settings.vibrationHoldoffMilliseconds))
+        settleScans = scans(settings.baseline.settleMilliseconds)
+        undershootScans = scans(settings.baseline.undershootMilliseconds)
     }
 
     /// Scans of delay the configuration adds before a press can be decided:

@@ -66,6 +66,7 @@ extension SettingsError {
         case .releaseFractionOutOfRange: return "releaseFraction must be between 0 and 1 (release happens at peek x fraction)"
         case .negativeTime(let key): return "\(key.name) must be zero or more milliseconds"
         case .touchFractionOutOfRange: return "baseline touchFraction must be between 0 and 1"
+        case .creepAllowanceOutOfRange: return "creepAllowance must be from 0 up to (not including) 1, e.g. 0.15 for an FSR"
         }
     }
 }
@@ -109,6 +110,11 @@ extension TimeSetting {
         case .baselineFall: return "baseline.fallMilliseconds"
         case .baselineSmoothing: return "baseline.smoothingMilliseconds"
         case .baselineWarmup: return "baseline.warmupMilliseconds"
+        case .baselineSettle: return "baseline.settleMilliseconds"
+        case .baselineUndershoot: return "baseline.undershootMilliseconds"
+        case .holdSettle: return "holdSettleMilliseconds"
+        case .spikeMaximum: return "spikeMaximumMilliseconds"
+        case .vibrationHoldoff: return "vibrationHoldoffMilliseconds"
         }
     }
 }

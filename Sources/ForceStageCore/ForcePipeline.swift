@@ -36,6 +36,25 @@ public struct ForcePipeline: Sendable {
     @usableFromInline internal var _lastTimestamp: Int64 = 0
     @usableFromInline internal var _lastRaw = InlineArray<8, Int64>(repeating: 0)
     @usableFromInline internal var _stuckRun: Int32 = 0
+    /// The highest force seen, newtons: a flat run near it while pressed is a
+    /// press held against a stop (clipping), plausible. Judged on the
+    /// calibrated force, so a cell wired with negative gain is treated the same.
+    @usableFromInline internal var _forceHigh: Float = 0
+    /// How often the raw words change, 0...64: +1 for a scan that changed, -1
+    /// for one that did not. A sensor that normally shows noise sits high.
+    @usableFromInline internal var _changeScore: Int32 = 0
+    /// Noise at rest, 0...64: on scans within the touch band of the baseline,
+    /// +2 where the force turns (its change reverses sign), -1 otherwise. Noise
+    /// turns two scans in three and climbs; the monotone fall of a light touch
+    /// ending, or an exact zero, does not.
+    @usableFromInline internal var _restScore: Int32 = 0
+    @usableFromInline internal var _previousForce: Float = 0
+    @usableFromInline internal var _previousTurn: Int8 = 0
+    /// Whether the sensor was showing noise (anywhere, and at rest) when the current flat run began.
+    @usableFromInline internal var _runNoisy = false
+    @usableFromInline internal var _runRestNoisy = false
+    /// A press held flat against a stop below the converter's rails, reported as `saturated`.
+    @usableFromInline internal var _clipped = false
     @usableFromInline internal var _saturatedRun: Int32 = 0
     @usableFromInline internal var _stuck = false
     @usableFromInline internal var _saturated = false
@@ -197,23 +216,74 @@ public struct ForcePipeline: Sendable {
         } else {
             _saturatedRun = 0
         }
+        let atRest = _atRest(_lastForce)
         _stuckRun = same ? _stuckRun &+ 1 : 0
-        if _classifier._parameters.stuckScans > 0 && _stuckRun == _classifier._parameters.stuckScans && !_stuck {
-            _stuck = true
-            events.pushLast(ForceEvent(kind: .stuck, sample: sample, timestampNs: timestampNs, forceNewtons: _lastForce))
-            _classifier.sensorFault(sample: sample, timestampNs: timestampNs, into: &events)
+        _updateScores(same: same, atRest: atRest, force: _lastForce)
+        // A flat reading is `stuck` only where it cannot plausibly be. At rest
+        // it is stuck only on a sensor that shows noise at rest (an unloaded
+        // FSR or a 3D Touch panel reads exactly 0 for seconds: at rest, fine).
+        // Flat near the highest force seen while pressed is a press held
+        // against a converter's limit or a mechanical stop: `saturated`, and
+        // the press goes on (no forced release); a rail is `saturated` above.
+        // Flat anywhere else on a sensor that showed noise is stuck.
+        if _classifier._parameters.stuckScans > 0 && _stuckRun == _classifier._parameters.stuckScans && !_stuck && !railed {
+            let p = _classifier._parameters
+            if atRest {
+                if _runRestNoisy { _reportStuck(sample: sample, timestampNs: timestampNs, into: &events) }
+            } else if _classifier._state != .idle && _lastForce >= _forceHigh - max(p.touchBand, _forceHigh * 0.05) {
+                if !_clipped && !_saturated {
+                    _clipped = true
+                    events.pushLast(ForceEvent(kind: .saturated, sample: sample, timestampNs: timestampNs, forceNewtons: _lastForce))
+                }
+            } else if _runNoisy {
+                _reportStuck(sample: sample, timestampNs: timestampNs, into: &events)
+            }
         }
         let stuckCleared = _stuck && !same
         let saturationCleared = _saturated && !railed
-        if stuckCleared || saturationCleared || _lost {
+        let clipCleared = _clipped && !same
+        if stuckCleared || saturationCleared || clipCleared || _lost {
             if stuckCleared { _stuck = false }
             if saturationCleared { _saturated = false }
+            if clipCleared { _clipped = false }
             _lost = false
-            if !_stuck && !_saturated {
+            if !_stuck && !_saturated && !_clipped {
                 events.pushLast(ForceEvent(kind: .recovered, sample: sample, timestampNs: timestampNs, forceNewtons: _lastForce))
             }
             if !_stuck && _classifier._suspended { _classifier.sensorRecovered() }
         }
+    }
+
+    /// Whether `force` is within the touch band of the baseline (the panel at rest).
+    @inlinable
+    internal func _atRest(_ force: Float) -> Bool {
+        let d = force - _classifier._baseline
+        return d < _classifier._parameters.touchBand && d > -_classifier._parameters.touchBand
+    }
+
+    /// The health scores' update for one scan (after `_stuckRun`), shared by both paths.
+    @inlinable
+    internal mutating func _updateScores(same: Bool, atRest: Bool, force: Float) {
+        if force > _forceHigh { _forceHigh = force }
+        if _stuckRun == 1 {
+            _runNoisy = _changeScore >= 32
+            _runRestNoisy = _restScore >= 32
+        }
+        _changeScore = same ? max(0, _changeScore &- 1) : min(64, _changeScore &+ 1)
+        let direction: Int8 = force > _previousForce ? 1 : (force < _previousForce ? -1 : 0)
+        if atRest {
+            let turned = direction != 0 && direction == -_previousTurn
+            _restScore = turned ? min(64, _restScore &+ 2) : max(0, _restScore &- 1)
+        }
+        if direction != 0 { _previousTurn = direction }
+        _previousForce = force
+    }
+
+    @inlinable
+    internal mutating func _reportStuck(sample: Int64, timestampNs: Int64, into events: inout EventRing) {
+        _stuck = true
+        events.pushLast(ForceEvent(kind: .stuck, sample: sample, timestampNs: timestampNs, forceNewtons: _lastForce))
+        _classifier.sensorFault(sample: sample, timestampNs: timestampNs, into: &events)
     }
 
     /// Events one scan can raise at most (saturated, stuck or recovered,
@@ -259,7 +329,7 @@ public struct ForcePipeline: Sendable {
     /// Returns false, having changed nothing, otherwise.
     @inlinable
     internal mutating func _processBlock(_ scans: UnsafeRawPointer, into events: inout EventRing) -> Bool {
-        guard !_stuck && !_saturated && !_lost && !_classifier._suspended else { return false }
+        guard !_stuck && !_saturated && !_clipped && !_lost && !_classifier._suspended else { return false }
         let size = layout.scanSize
         let first = _nextSample
         // Plain arrays filled scalar by scalar (a vector insert per scan stalls),
@@ -268,9 +338,10 @@ public struct ForcePipeline: Sendable {
         window[0] = _classifier._older
         window[1] = _classifier._previous
         var stamps = InlineArray<16, Int64>(repeating: 0)
+        let lastRawBefore = _lastRaw
+        let scores = (_forceHigh, _changeScore, _restScore, _runNoisy, _runRestNoisy, _stuckRun, _previousForce, _previousTurn)
         var lastRaw = _lastRaw
         var lastTimestamp = _lastTimestamp
-        var stuckRun = _stuckRun
         var gaps: Int64 = 0
         var dropped: Int64 = 0
         for k in 0..<Classifier.blockScans {
@@ -293,11 +364,24 @@ public struct ForcePipeline: Sendable {
                 if raw != lastRaw[i] { same = false }
                 lastRaw[i] = raw
                 // A scan on a rail raises `saturated`: the per-scan path handles it.
-                if raw <= _formats[i].minimumRaw || raw >= _formats[i].maximumRaw { return false }
+                if raw <= _formats[i].minimumRaw || raw >= _formats[i].maximumRaw {
+                    (_forceHigh, _changeScore, _restScore, _runNoisy, _runRestNoisy, _stuckRun, _previousForce, _previousTurn) = scores
+                    _lastRaw = lastRawBefore
+                    return false
+                }
                 total += _newtons(i, raw)
             }
-            stuckRun = same ? stuckRun &+ 1 : 0
-            if _classifier._parameters.stuckScans > 0 && stuckRun == _classifier._parameters.stuckScans { return false }
+            // The health scores advance as on the per-scan path (the baseline
+            // moves only at block ends, so `_atRest` reads the same value);
+            // they are put back if the block is left to the per-scan path.
+            _stuckRun = same ? _stuckRun &+ 1 : 0
+            _updateScores(same: same, atRest: _atRest(total), force: total)
+            // Where a flat run is judged, the per-scan path decides.
+            if _classifier._parameters.stuckScans > 0 && _stuckRun == _classifier._parameters.stuckScans {
+                (_forceHigh, _changeScore, _restScore, _runNoisy, _runRestNoisy, _stuckRun, _previousForce, _previousTurn) = scores
+                _lastRaw = lastRawBefore
+                return false
+            }
             window[k + 2] = total
         }
         // Nothing here can raise a health event: commit what the per-scan path would have.
@@ -307,7 +391,6 @@ public struct ForcePipeline: Sendable {
         _counters.droppedScans &+= dropped
         _lastTimestamp = lastTimestamp
         _lastRaw = lastRaw
-        _stuckRun = stuckRun
         _saturatedRun = 0
         _lastForce = window[Classifier.blockScans + 1]
         let (a, b, c) = withUnsafeBytes(of: &window) { raw in

@@ -7,11 +7,25 @@ public struct EvaluationReport: Sendable {
         public var name: String
         public var score: Score
         public var counters: PipelineCounters
+        /// The false events and misses by kind (see ``disagreements(of:allEvents:)``).
+        public var disagreements: [Disagreement]
+        /// `stuck` reports in the event stream.
+        public var stuck: Int
 
-        public init(name: String, score: Score, counters: PipelineCounters) {
+        /// - Parameter allEvents: the whole event stream, health events included,
+        ///   to tell forced releases and count `stuck`; without it a forced
+        ///   release counts as false or missed.
+        public init(name: String, score: Score, counters: PipelineCounters, allEvents: [ForceEvent] = []) {
             self.name = name
             self.score = score
             self.counters = counters
+            self.disagreements = ForceStageHost.disagreements(of: score, allEvents: allEvents)
+            self.stuck = allEvents.filter { $0.kind == .stuck }.count
+        }
+
+        /// Disagreements of each kind, in ``DisagreementKind/allCases`` order.
+        public var kindCounts: [(DisagreementKind, Int)] {
+            DisagreementKind.allCases.map { k in (k, disagreements.filter { $0.kind == k }.count) }
         }
     }
 
@@ -21,6 +35,8 @@ public struct EvaluationReport: Sendable {
         public var pressLabels = 0, pressesWithinTarget = 0
         public var latencyScans: [Int64] = []
         public var latencyMs: [Double] = []
+        public var kinds: [DisagreementKind: Int] = [:]
+        public var stuck = 0
 
         public var precision: Double { events == 0 ? (labels == 0 ? 1 : 0) : Double(matched) / Double(events) }
         public var recall: Double { labels == 0 ? 1 : Double(matched) / Double(labels) }
@@ -43,6 +59,8 @@ public struct EvaluationReport: Sendable {
             o.misses += s.misses.count
             o.pressLabels += s.pressLabels
             o.pressesWithinTarget += s.pressesWithinTarget
+            for d in e.disagreements { o.kinds[d.kind, default: 0] += 1 }
+            o.stuck += e.stuck
             let l = s.latencies([.peek, .pop])
             o.latencyScans += l
             o.latencyMs += l.map { Double($0) * 1000 / s.sampleRateHz }
@@ -72,6 +90,10 @@ public struct EvaluationReport: Sendable {
                 " labels \(labels) events \(events)  P \(fixed(p, 3)) R \(fixed(r, 3)) F1 \(fixed(f, 3))" +
                 "  false \(fe) missed \(mi)  in-target \(fixed(within * 100, 1))%  latency scans/ms \(lat)"
         }
+        func kinds(_ counts: [(DisagreementKind, Int)], stuck: Int) -> String {
+            "    disagreements: " + counts.map { "\($0.0.rawValue) \($0.1)" }.joined(separator: ", ") + "; stuck reports \(stuck)"
+        }
+        let seconds = { (sample: Int64, rate: Double) in fixed(Double(sample) / rate, 3) + " s" }
         for e in entries {
             let s = e.score
             let scans = s.latencies([.peek, .pop])
@@ -80,15 +102,22 @@ public struct EvaluationReport: Sendable {
             if e.counters.droppedScans > 0 {
                 lines.append("    \(e.counters.droppedScans) dropped scans in \(e.counters.timestampGaps) gaps")
             }
+            lines.append(kinds(e.kindCounts, stuck: e.stuck))
             if verbose {
-                for f in s.falseEvents { lines.append("    false \(f.kind.name) at scan \(f.sample)") }
-                for m in s.misses { lines.append("    missed \(m.event.name) labelled at scan \(m.sample)") }
+                for d in e.disagreements {
+                    var line = "      \(d.kind.rawValue) \(d.event.name) at scan \(d.sample) (\(seconds(d.sample, s.sampleRateHz)))"
+                    if let label = d.labelSample {
+                        line += ", labelled at scan \(label) (\(fixed(Double(d.sample - label) * 1000 / s.sampleRateHz, 1)) ms)"
+                    }
+                    lines.append(line)
+                }
             }
         }
         let o = overall
         if entries.count > 1 {
             lines.append(row("overall", o.labels, o.events, o.precision, o.recall, o.f1, o.falseEvents, o.misses,
                              o.withinTarget, o.latencyScans, o.latencyMs))
+            lines.append(kinds(DisagreementKind.allCases.map { ($0, o.kinds[$0] ?? 0) }, stuck: o.stuck))
         }
         return lines.joined(separator: "\n")
     }
@@ -117,6 +146,13 @@ public struct EvaluationReport: Sendable {
                 ("droppedScans", .int(e.counters.droppedScans)),
                 ("falseEventList", .array(s.falseEvents.map { .object([("event", .string($0.kind.name)), ("sample", .int($0.sample))]) })),
                 ("missList", .array(s.misses.map { .object([("event", .string($0.event.name)), ("sample", .int(Int64($0.sample)))]) })),
+                ("disagreements", .object(e.kindCounts.map { ($0.0.rawValue, .int(Int64($0.1))) })),
+                ("stuckReports", .int(Int64(e.stuck))),
+                ("disagreementList", .array(e.disagreements.map { d in
+                    .object([("kind", .string(d.kind.rawValue)), ("event", .string(d.event.name)), ("sample", .int(d.sample)),
+                             ("seconds", .double(Double(d.sample) / s.sampleRateHz))]
+                            + (d.labelSample.map { [("labelSample", JSON.int($0))] } ?? []))
+                })),
             ])
         }
         let o = overall
@@ -125,7 +161,9 @@ public struct EvaluationReport: Sendable {
             ("overall", .object(scoreJSON(labels: o.labels, events: o.events, matched: o.matched, p: o.precision, r: o.recall,
                                           f: o.f1, fe: o.falseEvents, mi: o.misses, pressLabels: o.pressLabels,
                                           within: o.pressesWithinTarget, fraction: o.withinTarget,
-                                          scans: o.latencyScans, ms: o.latencyMs))),
+                                          scans: o.latencyScans, ms: o.latencyMs)
+                                + [("disagreements", .object(DisagreementKind.allCases.map { ($0.rawValue, .int(Int64(o.kinds[$0] ?? 0))) })),
+                                   ("stuckReports", .int(Int64(o.stuck)))])),
         ])
     }
 }

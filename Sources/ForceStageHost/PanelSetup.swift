@@ -51,6 +51,13 @@ public struct PanelSetup: Sendable {
             do { pairs.append((s, try entry.mapping.core())) } catch { throw .badCalibration(channel: id, error) }
         }
         do { calibration = try PanelCalibration(pairs, layout: layout) } catch { throw .panel(error) }
+        // The creep allowance the settings leave open comes from the calibration:
+        // a curve is an FSR, which creeps under a constant load; a line is not.
+        var settings = settings
+        if settings.creepAllowance == nil {
+            let fsr = pairs.contains { if case .curve = $0.calibration { return true } else { return false } }
+            settings.creepAllowance = fsr ? ClassifierSettings.fsrCreepAllowance : 0
+        }
         do { parameters = try ClassifierParameters(settings, sampleRateHz: Float(sampleRateHz)) } catch { throw .settings(error) }
         self.layout = layout
         self.settings = settings

@@ -17,14 +17,18 @@ extension Profile {
         out += "peek_newtons = \(s.peekNewtons)\npop_newtons = \(s.popNewtons)\n"
         out += "release_fraction = \(s.releaseFraction)  # release below \(Int((s.releaseFraction * 100).rounded())) % of the peek level\n"
         out += "hold_ms = \(s.holdMilliseconds)\n"
+        out += "hold_settle_ms = \(s.holdSettleMilliseconds)  # hold waits until the force stops climbing this long\n"
+        if let creep = s.creepAllowance { out += "creep_allowance = \(creep)  # FSR creep under a held peek that does not pop\n" }
         out += "\n[debounce]\n"
         out += "press = \(quoted(s.pressDebounce.mode == .eager ? "eager" : "deferred"))\npress_ms = \(s.pressDebounce.milliseconds)\n"
         out += "release = \(quoted(s.releaseDebounce.mode == .eager ? "eager" : "deferred"))\nrelease_ms = \(s.releaseDebounce.milliseconds)\n"
         out += "\n[baseline]\n"
         out += "enabled = \(s.baseline.enabled)\nrise_ms = \(s.baseline.riseMilliseconds)\nfall_ms = \(s.baseline.fallMilliseconds)\n"
         out += "smoothing_ms = \(s.baseline.smoothingMilliseconds)\ntouch_fraction = \(s.baseline.touchFraction)\nwarmup_ms = \(s.baseline.warmupMilliseconds)\n"
+        out += "settle_ms = \(s.baseline.settleMilliseconds)\nundershoot_ms = \(s.baseline.undershootMilliseconds)\n"
         out += "\n[health]\n"
         out += "stuck_ms = \(s.stuckMilliseconds)\nsaturation_scans = \(s.saturationScans)\nspike_rejection = \(s.spikeRejection)\n"
+        out += "spike_max_ms = \(s.spikeMaximumMilliseconds)\nvibration_holdoff_ms = \(s.vibrationHoldoffMilliseconds)\n"
         if let budgetMilliseconds {
             out += "\n[latency]\nbudget_ms = \(JSON.format(budgetMilliseconds))\n"
         }

@@ -156,7 +156,8 @@ struct ProfileReader {
         let matchLabel = try string(match, "label", "match.label")
 
         let levels = doc.table("levels")
-        try unknownKeys(levels, allowed: ["sensitivity", "peek_newtons", "pop_newtons", "release_fraction", "hold_ms"], prefix: "levels")
+        try unknownKeys(levels, allowed: ["sensitivity", "peek_newtons", "pop_newtons", "release_fraction", "hold_ms",
+                                                "hold_settle_ms", "creep_allowance"], prefix: "levels")
         var settings: ClassifierSettings
         if let preset = try string(levels, "sensitivity", "levels.sensitivity") {
             guard let s = Sensitivity.allCases.first(where: { $0.name == preset }) else {
@@ -176,11 +177,19 @@ struct ProfileReader {
         }
         if let r = try number(levels, "release_fraction", "levels.release_fraction") {
             guard r > 0 && r < 1 else {
-                throw fail("levels.release_fraction", levels?["release_fraction"]?.line, "must be between 0 and 1", "0.6 releases at 60 % of the peek level")
+                throw fail("levels.release_fraction", levels?["release_fraction"]?.line, "must be between 0 and 1", "0.5 releases at half the peek level (the recording spec's rule)")
             }
             settings.releaseFraction = Float(r)
         }
         if let hold = try positive(levels, "hold_ms", "levels.hold_ms") { settings.holdMilliseconds = hold }
+        if let v = try positive(levels, "hold_settle_ms", "levels.hold_settle_ms") { settings.holdSettleMilliseconds = v }
+        if let v = try number(levels, "creep_allowance", "levels.creep_allowance") {
+            guard v >= 0 && v < 1 else {
+                throw fail("levels.creep_allowance", levels?["creep_allowance"]?.line, "must be from 0 up to (not including) 1",
+                           "0.15 lets an FSR creep 15 % under a held peek without popping; 0 for a load cell")
+            }
+            settings.creepAllowance = Float(v)
+        }
 
         let debounce = doc.table("debounce")
         try unknownKeys(debounce, allowed: ["press", "press_ms", "release", "release_ms"], prefix: "debounce")
@@ -198,12 +207,15 @@ struct ProfileReader {
         if let ms = try positive(debounce, "release_ms", "debounce.release_ms") { settings.releaseDebounce.milliseconds = ms }
 
         let baseline = doc.table("baseline")
-        try unknownKeys(baseline, allowed: ["enabled", "rise_ms", "fall_ms", "smoothing_ms", "touch_fraction", "warmup_ms"], prefix: "baseline")
+        try unknownKeys(baseline, allowed: ["enabled", "rise_ms", "fall_ms", "smoothing_ms", "touch_fraction", "warmup_ms",
+                                                  "settle_ms", "undershoot_ms"], prefix: "baseline")
         if let b = try bool(baseline, "enabled", "baseline.enabled") { settings.baseline.enabled = b }
         if let v = try positive(baseline, "rise_ms", "baseline.rise_ms") { settings.baseline.riseMilliseconds = v }
         if let v = try positive(baseline, "fall_ms", "baseline.fall_ms") { settings.baseline.fallMilliseconds = v }
         if let v = try positive(baseline, "smoothing_ms", "baseline.smoothing_ms") { settings.baseline.smoothingMilliseconds = v }
         if let v = try positive(baseline, "warmup_ms", "baseline.warmup_ms") { settings.baseline.warmupMilliseconds = v }
+        if let v = try positive(baseline, "settle_ms", "baseline.settle_ms") { settings.baseline.settleMilliseconds = v }
+        if let v = try positive(baseline, "undershoot_ms", "baseline.undershoot_ms") { settings.baseline.undershootMilliseconds = v }
         if let v = try number(baseline, "touch_fraction", "baseline.touch_fraction") {
             guard v > 0 && v < 1 else {
                 throw fail("baseline.touch_fraction", baseline?["touch_fraction"]?.line, "must be between 0 and 1", "0.3 freezes the baseline above 30 % of the peek level")
@@ -212,10 +224,12 @@ struct ProfileReader {
         }
 
         let health = doc.table("health")
-        try unknownKeys(health, allowed: ["stuck_ms", "saturation_scans", "spike_rejection"], prefix: "health")
+        try unknownKeys(health, allowed: ["stuck_ms", "saturation_scans", "spike_rejection", "spike_max_ms", "vibration_holdoff_ms"], prefix: "health")
         if let v = try positive(health, "stuck_ms", "health.stuck_ms") { settings.stuckMilliseconds = v }
         if let v = try positive(health, "saturation_scans", "health.saturation_scans", allowZero: false) { settings.saturationScans = Int(v) }
         if let v = try bool(health, "spike_rejection", "health.spike_rejection") { settings.spikeRejection = v }
+        if let v = try positive(health, "spike_max_ms", "health.spike_max_ms") { settings.spikeMaximumMilliseconds = v }
+        if let v = try positive(health, "vibration_holdoff_ms", "health.vibration_holdoff_ms") { settings.vibrationHoldoffMilliseconds = v }
 
         let latency = doc.table("latency")
         try unknownKeys(latency, allowed: ["budget_ms"], prefix: "latency")

@@ -114,3 +114,93 @@ public func percentile<T: BinaryInteger>(_ sorted: [T], _ q: Double) -> T? {
     let rank = Int((q * Double(sorted.count)).rounded(.up))
     return sorted[min(sorted.count - 1, max(0, rank - 1))]
 }
+
+/// Why an event and the labels disagree, so a user tuning a panel sees why a score is low.
+public enum DisagreementKind: String, CaseIterable, Sendable {
+    /// An event with no label of its kind anywhere near it.
+    case falseEvent = "false"
+    /// A label no event answered.
+    case missed
+    /// An event that answers a missed label, but after its window closed.
+    case late
+    /// An event that answers a missed label, but before its window opened.
+    case early
+    /// A second event of a kind whose label was already answered (a re-trigger within one press).
+    case double
+    /// A release forced by a sensor fault (`stuck`, `lost`) instead of the force falling.
+    case forcedRelease = "forced release"
+}
+
+/// One disagreement, at the scan where it happened (the event's, or the label's for a miss).
+public struct Disagreement: Equatable, Sendable {
+    public var kind: DisagreementKind
+    /// The event or label kind (peek, pop, release).
+    public var event: EventKind
+    public var sample: Int64
+    /// For early and late: the label's scan.
+    public var labelSample: Int64?
+}
+
+/// Classifies a score's false events and misses into kinds.
+///
+/// - A release at the scan of a `stuck` or `lost` report (in `all`) is a forced
+///   release, whether or not it happened to match a label.
+/// - A miss and an unmatched event of the same kind pair up as early or late
+///   when the event lies before the label's window opens or after it closes,
+///   within one second and before the next label of that kind.
+/// - An unmatched event within one second after a matched event of its kind
+///   and before the next label of its kind is a double.
+/// - What remains is false or missed.
+public func disagreements(of score: Score, allEvents all: [ForceEvent]) -> [Disagreement] {
+    let windows = MatchWindows(sampleRateHz: score.sampleRateHz)
+    let second = max(3, score.sampleRateHz)
+    let faults = Set(all.filter { $0.kind == .stuck || $0.kind == .lost }.map(\.sample))
+    var out: [Disagreement] = []
+    for m in score.matches where m.event.kind == .release && faults.contains(m.event.sample) {
+        out.append(Disagreement(kind: .forcedRelease, event: .release, sample: m.event.sample))
+    }
+    let unmatched = score.falseEvents
+    var taken = [Bool](repeating: false, count: unmatched.count)
+    for (i, e) in unmatched.enumerated() where e.kind == .release && faults.contains(e.sample) {
+        taken[i] = true
+        out.append(Disagreement(kind: .forcedRelease, event: .release, sample: e.sample))
+    }
+    let labelSamples = Dictionary(grouping: score.matches.map(\.label) + score.misses, by: \.event)
+        .mapValues { $0.map { Int64($0.sample) }.sorted() }
+    func nextLabel(_ kind: EventKind, after s: Int64) -> Int64 {
+        labelSamples[kind]?.first { $0 > s } ?? Int64.max
+    }
+    func previousLabel(_ kind: EventKind, before s: Int64) -> Int64 {
+        labelSamples[kind]?.last { $0 < s } ?? Int64.min
+    }
+    for miss in score.misses {
+        let (open, close) = windows.range(for: miss)
+        let label = Int64(miss.sample)
+        var pick: Int?
+        for (i, e) in unmatched.enumerated() where !taken[i] && e.kind == miss.event {
+            let s = e.sample
+            if Double(s) < open && Double(label - s) <= second && s > previousLabel(miss.event, before: label) {
+                pick = pick ?? i
+            } else if Double(s) > close && Double(s - label) <= second && s < nextLabel(miss.event, after: label) {
+                pick = pick ?? i
+            }
+        }
+        if let i = pick {
+            taken[i] = true
+            let s = unmatched[i].sample
+            out.append(Disagreement(kind: Double(s) < open ? .early : .late, event: miss.event, sample: s, labelSample: label))
+        } else {
+            out.append(Disagreement(kind: .missed, event: miss.event, sample: label))
+        }
+    }
+    for (i, e) in unmatched.enumerated() where !taken[i] {
+        let previous = score.matches.last { $0.event.kind == e.kind && $0.event.sample <= e.sample }
+        if let previous, Double(e.sample - previous.event.sample) <= second,
+           e.sample < nextLabel(e.kind, after: Int64(previous.label.sample)) {
+            out.append(Disagreement(kind: .double, event: e.kind, sample: e.sample))
+        } else {
+            out.append(Disagreement(kind: .falseEvent, event: e.kind, sample: e.sample))
+        }
+    }
+    return out.sorted { $0.sample < $1.sample }
+}

@@ -63,8 +63,9 @@ struct PipelineHealthTests {
 
     @Test("A stuck sensor releases the press in progress, then recovers")
     func stuck() throws {
-        var scans = Self.steady(0, 40, from: 0) + Self.steady(1.6, 10, from: 40)
-        // The same raw value for 300 ms (24 scans) with a 200 ms stuck time.
+        var scans = Self.steady(0, 40, from: 0) + Self.steady(2.2, 5, from: 40) + Self.steady(1.6, 5, from: 45)
+        // The same raw value for 300 ms (24 scans) with a 200 ms stuck time,
+        // mid-press below its highest force: implausible on a noisy sensor.
         scans += (0..<24).map { Scan(newtons: 0, raw: Self.zero + 16_000, timeScans: 50 + Int64($0)) }
         scans += Self.steady(0, 20, from: 74)
         let r = try Self.run(scans, stuckMs: 200)

@@ -117,7 +117,8 @@ struct FastPathTests {
             print("skipped: \(sharedSkipReason)")
             return
         }
-        for name in ["hx711-80hz-sample", "fsr-ads1115-860hz-sample", "panel4-500hz-sample"] {
+        for name in ["hx711-80hz-sample", "fsr-ads1115-860hz-sample", "panel4-500hz-sample", "panel4-500hz-offcentre-sample",
+                     "panel4-500hz-vibration-sample", "fsr-475hz-creep-sample", "real/3dtouch-thumb", "real/gait-insole"] {
             let recording = try Recording.load(sharedRecordings.appendingPathComponent(name + ".json"))
             _ = try Self.check(recording, name: name)
         }

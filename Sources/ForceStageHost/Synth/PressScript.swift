@@ -24,6 +24,18 @@ public enum PressKind: String, CaseIterable, Sendable {
     case light
     /// A firm press held about a second, when a calibration session asks for one.
     case firm
+    /// Scenario presses (``ScenarioSet``): a burst of quick taps, each past peek.
+    case burst
+    /// A held peek that dips to 55-70 % of the peek level and comes back.
+    case partial
+    /// Past peek, then a slow climb (1.5-3 s) to pop.
+    case slowPop
+    /// A tap of 120-250 ms past peek.
+    case quickTap
+    /// A peek held 20-40 s.
+    case longHold
+    /// A firm press held 2.5-4 s (clipped flat where the scenario has a stop).
+    case clippedHold
 }
 
 /// One point of a press's force profile.
@@ -159,7 +171,7 @@ public struct PressScript: Sendable {
     ///   - hardSlam: make one slam hard enough to clip. The random draws are the
     ///     same either way, so switching saturation off leaves every other press as it was.
     public static func make(for model: PanelModel, seconds: Double, count: Int?, hardSlam: Bool,
-                            random: inout SeededRandom) throws(SynthError) -> PressScript {
+                            scenarios: ScenarioSet = [], random: inout SeededRandom) throws(SynthError) -> PressScript {
         let rate = model.sampleRateHz
         let scan = 1 / rate
         let tail = max(1.0, 10 * scan)
@@ -174,7 +186,16 @@ public struct PressScript: Sendable {
         var hardIndex = random.integer(1...3)
         if let count { hardIndex = min(hardIndex, max(0, count - 1)) }
         order.insert(.slam, at: hardIndex)
-        let weighted: [PressKind] = [.peek, .peek, .peek, .pop, .pop, .pop, .tap, .slam, .slam, .tremor, .ramp, .double]
+        var weighted: [PressKind] = [.peek, .peek, .peek, .pop, .pop, .pop, .tap, .slam, .slam, .tremor, .ramp, .double]
+        // Scenario shapes: each once after the standard kinds (a long hold last,
+        // as it may not fit), then twice each in the mix. Without scenarios the
+        // draws are exactly those of before.
+        let shapes: [(ScenarioSet, PressKind)] = [(.tappingBursts, .burst), (.partialLetGos, .partial), (.slowRamps, .slowPop),
+                                                  (.lowRateTaps, .quickTap), (.clippedHolds, .clippedHold), (.longHolds, .longHold)]
+        for (scenario, kind) in shapes where scenarios.contains(scenario) {
+            order.append(kind)
+            if kind != .longHold { weighted += [kind, kind] }
+        }
 
         var presses: [Press] = []
         var t = leadIn
@@ -283,6 +304,48 @@ public struct PressScript: Sendable {
             to(second, after: random.uniform(0.05, 0.15))
             to(second, after: max(0.15, 2 * scan) + random.uniform(0, 0.3), tremor: second > pop ? 0.05 : 0)
             to(0, after: random.uniform(0.05, 0.12))
+        case .burst:
+            let taps = random.integer(6...12)
+            let period = max(5 * scan, random.uniform(0.08, 0.25))
+            for _ in 0..<taps {
+                let level = peekLevel(0)
+                to(level, after: period * 0.25)
+                to(level, after: period * 0.25)
+                to(peek * random.uniform(0, 0.4), after: period * 0.25)
+                to(k[k.count - 1].level, after: period * 0.25)
+            }
+            to(0, after: period * 0.25)
+        case .partial:
+            let level = peekLevel(0.03)
+            to(level, after: random.uniform(0.06, 0.2))
+            to(level, after: random.uniform(0.3, 0.6), tremor: 0.03)
+            let dip = peek * random.uniform(0.55, 0.7)
+            to(dip, after: random.uniform(0.1, 0.2))
+            to(dip, after: max(2 * scan, random.uniform(0.1, 0.3)))
+            to(level, after: random.uniform(0.1, 0.2))
+            to(level, after: random.uniform(0.3, 0.6), tremor: 0.03)
+            to(0, after: random.uniform(0.06, 0.2))
+        case .slowPop:
+            to(peek * random.uniform(1.05, 1.2), after: random.uniform(0.1, 0.2))
+            let level = popLevel()
+            to(level, after: random.uniform(1.5, 3.0), linear: true)
+            to(level, after: hold + random.uniform(0, 0.4))
+            to(0, after: random.uniform(0.06, 0.2))
+        case .quickTap:
+            let level = peekLevel(0)
+            to(level, after: random.uniform(0.03, 0.05))
+            to(level, after: random.uniform(0.06, 0.15))
+            to(0, after: random.uniform(0.03, 0.05))
+        case .longHold:
+            let level = peekLevel(0.04)
+            to(level, after: random.uniform(0.1, 0.25))
+            to(level, after: random.uniform(20, 40), tremor: 0.04)
+            to(0, after: random.uniform(0.06, 0.2))
+        case .clippedHold:
+            let level = min(cap, pop * random.uniform(1.3, 1.8))
+            to(level, after: random.uniform(0.1, 0.3))
+            to(level, after: random.uniform(2.5, 4.0))
+            to(0, after: random.uniform(0.06, 0.2))
         case .mass, .light, .firm:
             preconditionFailure("calibration-session presses come from PressScript.calibrationSession")
         }

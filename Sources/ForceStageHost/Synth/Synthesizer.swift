@@ -19,9 +19,13 @@ public struct SynthOptions: Sendable, Equatable {
     /// instead of at the model's own levels: what a classifier using that
     /// calibration and those levels must emit. Nil labels at the model's levels.
     public var labelCalibration: RecordingCalibration?
+    /// Real-sensor physics and press shapes on top of the artefacts (none by default).
+    public var scenarios: ScenarioSet
 
     public init(panel: PanelKind, seed: UInt64, duration: Double, presses: Int? = nil, artefacts: ArtefactSet = .all,
-                unitSeed: UInt64? = nil, script: SynthScript = .standard, labelCalibration: RecordingCalibration? = nil) {
+                unitSeed: UInt64? = nil, script: SynthScript = .standard, labelCalibration: RecordingCalibration? = nil,
+                scenarios: ScenarioSet = []) {
+        self.scenarios = scenarios
         self.panel = panel
         self.seed = seed
         self.duration = duration
@@ -40,6 +44,7 @@ public struct SynthOptions: Sendable, Equatable {
         if case .calibrationSession(let masses) = script {
             text += " --script session --masses \(masses.map { JSON.format($0) }.joined(separator: ","))"
         }
+        if !scenarios.isEmpty { text += " --scenario \(scenarios.text)" }
         return text + " --artefacts \(artefacts.text)"
     }
 }
@@ -67,7 +72,7 @@ public struct SynthResult: Sendable {
 public enum Synthesizer {
     // Independent random streams, so that e.g. switching noise off does not
     // move the presses.
-    private enum Stream: UInt64 { case panel = 1, script, drops, spikes, noise, drift, clock }
+    private enum Stream: UInt64 { case panel = 1, script, drops, spikes, noise, drift, clock, scenario }
 
     /// Synthesizes one recording.
     public static func synthesize(_ options: SynthOptions) throws(SynthError) -> SynthResult {
@@ -90,7 +95,8 @@ public enum Synthesizer {
         } else {
             do {
                 script = try PressScript.make(for: model, seconds: Double(total - 1) * truePeriod, count: options.presses,
-                                              hardSlam: artefacts.contains(.saturation), random: &scriptRandom)
+                                              hardSlam: artefacts.contains(.saturation), scenarios: options.scenarios,
+                                              random: &scriptRandom)
             } catch {
                 // Report the duration that was asked for, not the converter's idea of it.
                 switch error {
@@ -161,6 +167,9 @@ public enum Synthesizer {
         }
         let humPhase = driftRandom.uniform(0, 2 * .pi)
 
+        let physics = ScenarioPhysics(options.scenarios, model: model, script: script, duration: duration,
+                                      random: stream(.scenario))
+
         var clock = stream(.clock)
         let bootNs = (clock.uniform(20, 3000) * 1e9).rounded()
 
@@ -193,22 +202,30 @@ public enum Synthesizer {
                         p += 1
                     }
                 }
+                // Real-sensor physics (scenarios): what the sensor makes of the force.
+                let state = physics.apply(t: t, pressIndex: script.pressIndex(at: t), cellForce: &cellForce)
                 let scanBase = raw.baseAddress! + row * layout.scanSize
                 for c in 0..<model.cellCount {
                     // Electrical: the converter sees counts plus its own disturbances.
                     var counts = model.transducers[c].counts(cellForce[c])
-                    if artefacts.contains(.noise) { counts += noise.gaussian() * model.noiseCounts[c] }
-                    if artefacts.contains(.hum) { counts += model.humCounts[c] * sin(2 * .pi * model.mainsHz * t + humPhase) }
-                    if artefacts.contains(.drift) {
+                    // At its floor or against a stop the sensor reads one exact word.
+                    let flat = state != .live
+                    if flat { counts = counts.rounded() }
+                    if artefacts.contains(.noise) && !flat { counts += noise.gaussian() * model.noiseCounts[c] }
+                    if physics.extraNoiseCounts[c] > 0 && !flat { counts += physics.extraNoiseCounts[c] * noise.gaussian() }
+                    if artefacts.contains(.hum) && !flat { counts += model.humCounts[c] * sin(2 * .pi * model.mainsHz * t + humPhase) }
+                    if artefacts.contains(.drift) && !flat {
                         let d = drifts[c]
                         counts += d.amplitude * (sin(2 * .pi * t / d.period + d.phase) - sin(d.phase)) + d.slope * t
                     }
                     while spikeCursor < spikes.count && spikes[spikeCursor].scan < row { spikeCursor += 1 }
                     var s = spikeCursor
                     while s < spikes.count && spikes[s].scan == row {
-                        if spikes[s].cell == c { counts += spikes[s].counts }
+                        if spikes[s].cell == c && !flat { counts += spikes[s].counts }
                         s += 1
                     }
+                    // A floor or a stop bounds every reading, noise included.
+                    counts = physics.bound(counts, cell: c)
                     let format = model.channels[c].format
                     let value = Int64(max(Double(format.minimumRaw), min(Double(format.maximumRaw), counts.rounded())))
                     let slot = layout.slot(forIndex: model.channels[c].index)!
@@ -276,15 +293,35 @@ public enum Synthesizer {
         return list
     }()
 
+    /// The scenario corpus (issue 13): every panel, two seeds, every artefact
+    /// and the given scenarios, 120 s each (600 s at 10 scans/s), named
+    /// `PANEL-scenarios-sSEED`. FSR creep and the zero floor go only to the
+    /// FSR panel and vibration only to load cells (an FSR cannot read below zero).
+    public static func scenarioCorpus(_ scenarios: ScenarioSet = .all) -> [(stem: String, options: SynthOptions)] {
+        var list: [(String, SynthOptions)] = []
+        for panel in PanelKind.allCases {
+            // An FSR reads no force below zero: it takes the floor and creep, and
+            // no vibration (which must swing below zero); load cells the reverse.
+            var set = scenarios
+            if panel == .fsrADS1115 { set.remove(.vibration) } else { set.subtract([.fsrCreep, .zeroFloor]) }
+            for seed: UInt64 in [11, 12] {
+                list.append(("\(panel.rawValue)-scenarios-s\(seed)",
+                             SynthOptions(panel: panel, seed: seed, duration: panel == .hx711at10 ? 600 : 120, artefacts: .all,
+                                          scenarios: set)))
+            }
+        }
+        return list
+    }
+
     /// The demo recording shipped in `hardware/recordings/`.
     public static let demo = (stem: "demo-hx711", options: SynthOptions(panel: .hx711at80, seed: 7, duration: 30, presses: 6, artefacts: .all))
 
     /// Writes the standard corpus into `directory` (created if missing).
     /// - Returns: the `.json` files written.
-    public static func writeCorpus(to directory: URL) throws -> [URL] {
+    public static func writeCorpus(to directory: URL, scenarios: ScenarioSet = []) throws -> [URL] {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         var written: [URL] = []
-        for entry in standardCorpus {
+        for entry in scenarios.isEmpty ? standardCorpus : scenarioCorpus(scenarios) {
             let url = directory.appendingPathComponent(entry.stem + ".json")
             try synthesize(entry.options).recording.write(to: url)
             written.append(url)

@@ -9,7 +9,9 @@ extension ForceStage {
             abstract: "Score the classifier against labelled recordings.",
             discussion: """
             Matches events to labels by the forcestage-recording/1 rule and prints precision,
-            recall, F1, false events, misses and detection latency per recording and overall.
+            recall, F1, false events, misses and detection latency per recording and overall, and
+            why: each disagreement by kind (false, missed, late, early, double, forced release) and
+            the number of `stuck` reports. --verbose lists every disagreement with its scan and time.
             Exit status 1 when F1 or the within-target fraction falls below --min-f1 / --min-within.
             """)
 
@@ -22,7 +24,7 @@ extension ForceStage {
         @Flag(help: "Print the report as JSON.")
         var json = false
 
-        @Flag(help: "List every false event and miss.")
+        @Flag(help: "List every disagreement (false, missed, late, early, double, forced release) with its scan and time.")
         var verbose = false
 
         @Flag(help: "Also run the comparison classifiers (plain threshold, libinput-style hysteresis, QMK-style deferred debounce) on the same recordings and print all four side by side.")
@@ -52,7 +54,7 @@ extension ForceStage {
                 let result = ForceStageHost.replay(rec, setup: setup)
                 let s = score(events: result.events, labels: rec.metadata.labels, sampleRateHz: setup.sampleRateHz)
                 let name = URL(fileURLWithPath: path).lastPathComponent
-                entries.append(.init(name: name, score: s, counters: result.counters))
+                entries.append(.init(name: name, score: s, counters: result.counters, allEvents: result.events))
                 if compare {
                     let forces = calibratedForces(rec, setup: setup)
                     for c in ComparisonClassifier.allCases {

@@ -13,6 +13,8 @@ extension ForceStage {
                 Examples:
                   forcestage synth --panel hx711-80 --seed 7 --duration 60 -o out/hx711.json
                   forcestage synth --corpus corpus/
+                  forcestage synth --panel panel4 --seed 3 --duration 120 --scenario vibration,tapping-bursts -o out/p4.json
+                  forcestage synth --corpus scenarios/ --scenario all
                 """
         )
 
@@ -30,6 +32,9 @@ extension ForceStage {
 
         @Option(help: "Artefacts: all, none, or a comma list of noise,hum,spikes,drift,relaxation,saturation,drops.")
         var artefacts: String = "all"
+
+        @Option(help: "Real-sensor scenarios: none, all, or a comma list of \(ScenarioSet.names.map(\.0).joined(separator: ",")). With --corpus: write the scenario corpus instead of the standard one.")
+        var scenario: String = "none"
 
         @Option(help: "Seed of the manufactured unit (zero, gain, levels); default: --seed. The same unit seed with another --seed is the same panel pressed differently.")
         var unitSeed: UInt64?
@@ -50,6 +55,9 @@ extension ForceStage {
         var corpus: String?
 
         func validate() throws {
+            if case .failure(let bad) = ScenarioSet.parse(scenario) {
+                throw ValidationError("unknown scenario '\(bad.word)'; use all, none, or a comma list of \(ScenarioSet.names.map(\.0).joined(separator: ","))")
+            }
             if corpus != nil {
                 guard output == nil else { throw ValidationError("give either --corpus DIR or -o DIR/STEM.json, not both") }
                 guard panel == nil, presses == nil else {
@@ -82,12 +90,14 @@ extension ForceStage {
 
         func run() throws {
             if let corpus {
-                let urls = try writeOrFail(URL(fileURLWithPath: corpus)) { try Synthesizer.writeCorpus(to: $0) }
+                guard case .success(let scenarios) = ScenarioSet.parse(scenario) else { return }
+                let urls = try writeOrFail(URL(fileURLWithPath: corpus)) { try Synthesizer.writeCorpus(to: $0, scenarios: scenarios) }
                 print("wrote \(urls.count) recordings to \(corpus)")
                 return
             }
             guard let panel, let kind = PanelKind(rawValue: panel), let output,
-                  case .success(let set) = ArtefactSet.parse(artefacts) else { return }  // validate() refused these already
+                  case .success(let set) = ArtefactSet.parse(artefacts),
+                  case .success(let scenarios) = ScenarioSet.parse(scenario) else { return }  // validate() refused these already
             var labelCalibration: RecordingCalibration?
             if let labelProfile {
                 let profile: Profile
@@ -98,7 +108,7 @@ extension ForceStage {
             let options = SynthOptions(panel: kind, seed: seed, duration: duration, presses: presses, artefacts: set,
                                        unitSeed: unitSeed,
                                        script: script == "session" ? .calibrationSession(massesGrams: parsedMasses ?? []) : .standard,
-                                       labelCalibration: labelCalibration)
+                                       labelCalibration: labelCalibration, scenarios: scenarios)
             let result: SynthResult
             do { result = try Synthesizer.synthesize(options) } catch { throw SynthFailure(message: error.description) }
             let url = URL(fileURLWithPath: output)

@@ -1,0 +1,149 @@
+import Testing
+import ForceStageCore
+
+/// The seven behaviours of issue 13 ("the classifier holds up on presses that
+/// our own synthesizer never made"), each as a force sequence and the events
+/// it must (and must not) give.
+@Suite("Real-sensor behaviours")
+struct RealSensorBehaviourTests {
+    typealias T = ClassifierTableTests
+
+    static func run(_ forces: [Float], rate: Float, _ settings: ClassifierSettings) throws -> (events: [String], classifier: Classifier) {
+        var c = Classifier(parameters: try ClassifierParameters(settings, sampleRateHz: rate))
+        var ring = EventRing()
+        var out: [String] = []
+        let period = Int64(1_000_000_000 / rate)
+        for (i, f) in forces.enumerated() {
+            c.step(force: f, sample: Int64(i), timestampNs: Int64(i) * period, into: &ring)
+            while let e = ring.popFirst() { out.append("\(e.kind.name)@\(e.sample)") }
+        }
+        return (out, c)
+    }
+
+    static func kinds(_ events: [String]) -> [String] { events.map { String($0.split(separator: "@")[0]) } }
+
+    @Test("Release follows the spec: a partial let-go to 55 % of the peek level is not a release")
+    func releaseAtHalfThePeekLevel() throws {
+        let forces = T.hold(0, 50) + T.ramp(0, 1.8, 10) + T.hold(1.8, 40) + T.ramp(1.8, 0.55, 5) + T.hold(0.55, 40)
+            + T.ramp(0.55, 1.8, 5) + T.hold(1.8, 40) + T.ramp(1.8, 0, 10) + T.hold(0, 40)
+        let r = try Self.run(forces, rate: 100, T.settings())
+        #expect(Self.kinds(r.events) == ["peek", "release"], "\(r.events)")
+        // At the old 0.6 the dip released and peeked again: the level is what holds it.
+        let old = try Self.run(forces, rate: 100, T.settings { $0.releaseFraction = 0.6 })
+        #expect(Self.kinds(old.events) == ["peek", "release", "peek", "release"], "\(old.events)")
+    }
+
+    @Test("Tremor of +-15 % on a held peek is still no release")
+    func tremorImmunity() throws {
+        var forces = T.hold(0, 50) + T.ramp(0, 1.2, 10)
+        for i in 0..<400 { forces.append(1.2 * (1 + 0.15 * Float(i % 16 < 8 ? 1 : -1))) }
+        forces += T.ramp(1.2, 0, 10) + T.hold(0, 40)
+        let r = try Self.run(forces, rate: 100, T.settings())
+        #expect(Self.kinds(r.events) == ["peek", "release"], "\(r.events)")
+    }
+
+    @Test("A fast burst of taps: the valleys are not learned, every tap counts")
+    func tappingBurst() throws {
+        // 25 taps at 5.5 per second; between taps the finger hovers at 0.28 N.
+        var forces = T.hold(0, 100)
+        for _ in 0..<25 { forces += T.hold(1.12, 8) + T.hold(0.28, 10) }
+        forces += T.hold(0, 100)
+        let r = try Self.run(forces, rate: 100, T.settings())
+        #expect(r.events.filter { $0.hasPrefix("peek") }.count == 25, "\(r.events)")
+        #expect(r.events.filter { $0.hasPrefix("release") }.count == 25)
+        #expect(abs(r.classifier.baseline) < 0.05, "baseline \(r.classifier.baseline)")
+    }
+
+    @Test("An undershoot after a release does not drop the zero")
+    func undershootKeepsTheZero() throws {
+        var forces = T.hold(0, 100) + T.ramp(0, 4, 10) + T.hold(4, 50) + T.ramp(4, -2.5, 5)
+        for i in 0..<60 { forces.append(-2.5 * Float(60 - i) / 60) }
+        forces += T.hold(0, 100)
+        let r = try Self.run(forces, rate: 100, T.settings())
+        #expect(Self.kinds(r.events) == ["peek", "pop", "release"], "\(r.events)")
+        #expect(r.classifier.baseline > -0.2, "baseline \(r.classifier.baseline)")
+        let eager = try Self.run(forces, rate: 100, T.settings { $0.baseline.undershootMilliseconds = 0 })
+        #expect(eager.classifier.baseline < -0.2, "without the undershoot guard: \(eager.classifier.baseline)")
+    }
+
+    @Test("Hold does not fire while the force still climbs toward pop; it fires for a light press that waits")
+    func holdWaitsForTheClimb() throws {
+        var settings = T.settings()
+        settings.holdMilliseconds = 500
+        // A slow 3D-Touch-like press: past peek, then 1.6 s climbing to pop.
+        let slow = T.hold(0, 50) + T.ramp(0, 1.1, 10) + T.ramp(1.1, 2.7, 160) + T.hold(2.7, 20) + T.ramp(2.7, 0, 10) + T.hold(0, 40)
+        let r = try Self.run(slow, rate: 100, settings)
+        #expect(Self.kinds(r.events) == ["peek", "pop", "release"], "\(r.events)")
+        settings.holdSettleMilliseconds = 0
+        #expect(Self.kinds(try Self.run(slow, rate: 100, settings).events) == ["peek", "hold", "pop", "release"])
+        settings.holdSettleMilliseconds = 250
+        // A light press held still: hold.
+        let light = T.hold(0, 50) + T.ramp(0, 1.5, 10) + T.hold(1.5, 100) + T.ramp(1.5, 0, 10) + T.hold(0, 40)
+        let l = try Self.run(light, rate: 100, settings)
+        #expect(Self.kinds(l.events) == ["peek", "hold", "release"], "\(l.events)")
+    }
+
+    @Test("At 10 scans/s a two-scan tap counts, and a one-scan spike up or down still does not")
+    func lowRateTaps() throws {
+        // The tap's second scan catches the finger lifting (below peek).
+        let forces = T.hold(0, 40) + [1.6, 0.7] + T.hold(0, 20) + [9] + T.hold(0, 20) + [-9] + T.hold(0, 30)
+        let r = try Self.run(forces, rate: 10, T.settings())
+        #expect(Self.kinds(r.events) == ["peek", "release"], "\(r.events)")
+        #expect(abs(r.classifier.baseline) < 0.05)
+        // The plain median at this rate swallows the tap.
+        let median = try Self.run(forces, rate: 10, T.settings { $0.spikeMaximumMilliseconds = 1000 })
+        #expect(Self.kinds(median.events).isEmpty, "\(median.events)")
+        // At 500 scans/s a scan is shorter than a spike: the median of three as before.
+        let fast = T.hold(0, 100) + [4] + T.hold(0, 100)
+        #expect(try Self.run(fast, rate: 500, T.settings()).events.isEmpty)
+    }
+
+    @Test("FSR creep: a long peek hold creeping 14 % does not pop; a deliberate push does")
+    func fsrCreep() throws {
+        var settings = T.settings()
+        settings.creepAllowance = 0.15
+        var forces = T.hold(0, 50) + T.ramp(0, 2.2, 15)
+        for i in 0..<300 { forces.append(2.2 * (1 + 0.14 * Float(i) / 300)) }
+        forces += T.ramp(2.5, 0, 10) + T.hold(0, 50)
+        let r = try Self.run(forces, rate: 100, settings)
+        #expect(Self.kinds(r.events) == ["peek", "release"], "\(r.events)")
+        // Without the allowance the creep pops: the allowance is what holds it.
+        settings.creepAllowance = 0
+        #expect(Self.kinds(try Self.run(forces, rate: 100, settings).events) == ["peek", "pop", "release"])
+        settings.creepAllowance = 0.15
+        let push = T.hold(0, 50) + T.ramp(0, 1.8, 15) + T.hold(1.8, 200) + T.ramp(1.8, 3.5, 8) + T.hold(3.5, 30)
+            + T.ramp(3.5, 0, 10) + T.hold(0, 50)
+        #expect(Self.kinds(try Self.run(push, rate: 100, settings).events) == ["peek", "pop", "release"])
+    }
+
+    @Test("A zero-mean vibration burst (door slam) does not peek; taps 80 ms apart each count")
+    func vibrationAndQuickTaps() throws {
+        // 40 Hz, 3 N, 0.2 s at 500 scans/s, decaying; it swings down first.
+        var forces = T.hold(0, 300)
+        for i in 0..<100 {
+            let t = Float(i) / 500
+            forces.append(-3 * (1 - t / 0.25) * _sin(2 * Float.pi * 40 * t))
+        }
+        forces += T.hold(0, 300)
+        #expect(try Self.run(forces, rate: 500, T.settings()).events.isEmpty)
+        let noHoldoff = try Self.run(forces, rate: 500, T.settings { $0.vibrationHoldoffMilliseconds = 0 })
+        #expect(noHoldoff.events.contains { $0.hasPrefix("peek") }, "the burst does reach the peek level")
+        // Ten taps, one every 80 ms: 40 ms at 1.6 N, 40 ms off.
+        var taps = T.hold(0, 300)
+        for _ in 0..<10 { taps += T.ramp(0, 1.6, 3) + T.hold(1.6, 17) + T.ramp(1.6, 0, 3) + T.hold(0, 17) }
+        taps += T.hold(0, 100)
+        let r = try Self.run(taps, rate: 500, T.settings())
+        #expect(r.events.filter { $0.hasPrefix("peek") }.count == 10, "\(r.events)")
+        #expect(r.events.filter { $0.hasPrefix("release") }.count == 10)
+    }
+}
+
+/// sin by a short Taylor series after range reduction (the core tests need no Foundation).
+func _sin(_ x: Float) -> Float {
+    var a = x
+    let twoPi: Float = 2 * .pi
+    while a > .pi { a -= twoPi }
+    while a < -.pi { a += twoPi }
+    let a2 = a * a
+    return a * (1 - a2 / 6 * (1 - a2 / 20 * (1 - a2 / 42 * (1 - a2 / 72))))
+}
