@@ -256,9 +256,11 @@ final class EventServer {
                         Glibc.close(reserveFD)
                         reserveFD = -1
                         let late = acceptClient()
+                        let lateErrno = errno
                         if late >= 0 { turnAway(late, because: "the service is out of file descriptors") }
                         reserveFD = open("/dev/null", O_RDONLY | O_CLOEXEC)
                         if late >= 0 { continue }
+                        if lateErrno == EAGAIN || lateErrno == EWOULDBLOCK { return }   // nobody else waiting
                     }
                     acceptPausedUntil = monotonicNanoseconds() &+ 100_000_000
                     noteRefusal(reason: "out of file descriptors: \(String(cString: strerror(e)))")

@@ -155,7 +155,7 @@ public final class ForceService: @unchecked Sendable {
         let budgetMs = configuration.budgetMs ?? source.budgetMs ?? ServiceConfiguration.defaultBudgetMs
         guard budgetMs > 0, budgetMs <= Self.maximumBudgetMs else {
             let origin = configuration.budgetMs != nil ? "--budget-ms" : source.budgetMs != nil ? "\(source.name): [latency] budget_ms" : "the budget"
-            throw ServiceStartError("\(origin) = \(budgetMs) is outside the accepted range above 0 to \(Int(Self.maximumBudgetMs)) ms; state the press-to-event time you need, e.g. 25", code: 2)
+            throw ServiceStartError("\(origin) = \(String(format: "%g", budgetMs)) is outside the accepted range above 0 to \(Int(Self.maximumBudgetMs)) ms; state the press-to-event time you need, e.g. 25", code: 2)
         }
         let spr = fixed ?? LatencyBudget.scansPerRefill(parameters: setup.parameters, sampleRateHz: rate,
                                                          kernelBuffers: configuration.kernelBuffers, budgetMs: budgetMs)
