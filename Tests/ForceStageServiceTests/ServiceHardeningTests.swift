@@ -157,4 +157,130 @@ struct ServiceHardeningTests {
         #expect(r.stderr.hasPrefix("forcestage status: "), "\(r.stderr)")
         #expect(r.stderr.contains("accepted no connection within 1000 ms"), "\(r.stderr)")
     }
+
+    /// Waits (up to 10 s, then SIGKILL) for a child started with posix_spawn.
+    func reap(_ pid: pid_t) {
+        var status: Int32 = 0
+        if !waitUntil(10, { waitpid(pid, &status, WNOHANG) != 0 }) {
+            kill(pid, SIGKILL)
+            waitpid(pid, &status, 0)
+        }
+    }
+
+    /// Starts `command` in a new session whose controlling terminal is a fresh pseudo-terminal
+    /// (stdin, stdout and stderr on it); returns the master, which the test closes to hang up.
+    func startOnTerminal(_ command: [String], in dir: URL, environment: [String: String]) throws -> (master: Int32, pid: pid_t) {
+        // posix_openpt/unlockpt/ptsname by hand: /dev/ptmx, TIOCSPTLCK, TIOCGPTN. Close-on-exec, so
+        // no child holds the master open (that would prevent the hang-up).
+        let master = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC)
+        try #require(master >= 0)
+        var unlock: Int32 = 0
+        var number: UInt32 = 0
+        try #require(ioctl(master, UInt(0x4004_5431), &unlock) == 0, "TIOCSPTLCK")
+        try #require(ioctl(master, UInt(0x8004_5430), &number) == 0, "TIOCGPTN")
+        let slave = open("/dev/pts/\(number)", O_RDWR | O_NOCTTY | O_CLOEXEC)
+        try #require(slave >= 0)
+        defer { close(slave) }
+        // posix_spawn rather than Process: the child starts with no signal blocked and default
+        // dispositions, as from a login shell (the test runner's threads block SIGHUP, and a blocked
+        // mask is inherited across exec, which would keep the hang-up from ever arriving).
+        var attr = posix_spawnattr_t()
+        posix_spawnattr_init(&attr)
+        defer { posix_spawnattr_destroy(&attr) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        posix_spawnattr_setsigmask(&attr, &none)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for sig in [SIGHUP, SIGINT, SIGTERM, SIGPIPE] { sigaddset(&defaults, sig) }
+        posix_spawnattr_setsigdefault(&attr, &defaults)
+        posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        for fd in Int32(0)...2 { posix_spawn_file_actions_adddup2(&actions, slave, fd) }
+        // A new session with the terminal as its controlling tty.
+        let args = ["/usr/bin/setsid", "--ctty"] + command
+        let argv: [UnsafeMutablePointer<CChar>?] = args.map { strdup($0) } + [nil]
+        let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for p in argv + envp { free(p) } }
+        var pid: pid_t = 0
+        try #require(posix_spawn(&pid, args[0], &actions, &attr, argv, envp) == 0)
+        // Keep the terminal drained so output never blocks the service; a read in progress would keep
+        // the master open after close(), so the drain polls and stops once the test closes it.
+        Thread {
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while true {
+                var p = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
+                let r = poll(&p, 1, 50)
+                if r < 0 || p.revents & Int16(POLLNVAL | POLLERR) != 0 { return }
+                if p.revents & Int16(POLLIN) != 0 {
+                    let n = read(master, &buffer, buffer.count)
+                    if n <= 0 { return }
+                    if let h = FileHandle(forWritingAtPath: dir.appendingPathComponent("tty.out").path) { h.seekToEndOfFile(); h.write(Data(buffer[0..<n])); h.closeFile() }
+                }
+            }
+        }.start()
+        return (master, pid)
+    }
+
+    @Test("closing the terminal that started run: it stops cleanly (release, buffer closed, socket removed) instead of taking SIGHUP as reload", .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/setsid"), "needs setsid(1) from util-linux"))
+    func terminalHangup() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let (url, _) = try writePressTrain(in: dir, leadIn: 250, presses: 1, newtons: 1.8, hold: 5000, rest: 20)
+        let socket = dir.appendingPathComponent("ev.sock").path
+        let log = dir.appendingPathComponent("run.log").path
+        var env = ProcessInfo.processInfo.environment
+        env["NOTIFY_SOCKET"] = nil
+        env["INVOCATION_ID"] = nil
+        // stdin and stdout stay on the terminal; the log goes to a file the test reads afterwards.
+        let (master, child) = try startOnTerminal([fs, "emulate", url.path, "--", "/bin/sh", "-c", "exec \"$0\" run --socket \"$1\" 2>\"$2\"", fs, socket, log],
+                                              in: dir, environment: env)
+        defer { reap(child) }
+        var masterOpen = true
+        defer { if masterOpen { close(master) } }
+        #expect(waitUntil(20) { statusNow(socket)?["health"] as? String == "streaming" }, "\((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+        let client = try SocketClient(path: socket)
+        client.startReading()
+        #expect(waitUntil(10) { client.events.contains { kind($0) == "peek" } }, "a press in progress")
+        let pid = try #require(statusNow(socket).flatMap { int($0["pid"]) })
+        defer { kill(pid_t(pid), SIGKILL) }   // only if it outlived the test (the bug)
+        close(master)
+        masterOpen = false
+        #expect(waitUntil(10) { kill(pid_t(pid), 0) != 0 }, "run ended after the hang-up")
+        #expect(!FileManager.default.fileExists(atPath: socket), "socket removed")
+        #expect(waitUntil(5) { client.closed })
+        #expect(client.events.map { kind($0) ?? "" } == ["peek", "release"], "\(client.lines)")
+        let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        #expect(text.contains("terminal hung up; stopping"), "\(text.suffix(1000)) TTY: \((try? String(contentsOfFile: dir.appendingPathComponent("tty.out").path, encoding: .utf8)) ?? "")")
+        #expect(text.contains("buffer closed"))
+        #expect(text.contains("service stopped"))
+    }
+
+    @Test("under systemd (INVOCATION_ID) on a terminal, SIGHUP stays reload: run keeps serving", .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/setsid"), "needs setsid(1) from util-linux"))
+    func hangupUnderServiceManager() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let (url, _) = try writePressTrain(in: dir, leadIn: 250, presses: 400)
+        let socket = dir.appendingPathComponent("ev.sock").path
+        let log = dir.appendingPathComponent("run.log").path
+        var env = ProcessInfo.processInfo.environment
+        env["INVOCATION_ID"] = "0123456789abcdef"
+        let (master, child) = try startOnTerminal([fs, "emulate", url.path, "--", "/bin/sh", "-c", "exec \"$0\" run --socket \"$1\" 2>\"$2\"", fs, socket, log],
+                                              in: dir, environment: env)
+        defer { close(master); reap(child) }
+        #expect(waitUntil(20) { statusNow(socket)?["health"] as? String == "streaming" })
+        let pid = try #require(statusNow(socket).flatMap { int($0["pid"]) })
+        defer { kill(pid_t(pid), SIGKILL) }
+        kill(pid_t(pid), SIGHUP)
+        usleep(500_000)
+        #expect(kill(pid_t(pid), 0) == 0, "still running")
+        #expect(statusNow(socket) != nil, "still serving")
+        kill(pid_t(pid), SIGTERM)
+        #expect(waitUntil(10) { kill(pid_t(pid), 0) != 0 })
+        let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        #expect(text.contains("reload ignored: no profile"), "SIGHUP was taken as reload: \(text.suffix(600))")
+        #expect(!text.contains("terminal hung up"))
+    }
 }
