@@ -158,6 +158,43 @@ struct ServiceHardeningTests {
         #expect(r.stderr.contains("accepted no connection within 1000 ms"), "\(r.stderr)")
     }
 
+    @Test("SIGPIPE never kills: stdout's reader gone and clients that vanish mid-stream; events keep reaching the other clients")
+    func brokenPipes() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let (url, _) = try writePressTrain(in: dir, leadIn: 250, presses: 200)
+        let socket = dir.appendingPathComponent("ev.sock").path
+        let err = dir.appendingPathComponent("err")
+        _ = FileManager.default.createFile(atPath: err.path, contents: nil)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: fs)
+        p.arguments = ["emulate", url.path, "--", fs, "run", "--socket", socket]
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = try FileHandle(forWritingTo: err)
+        try p.run()
+        defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
+        try out.fileHandleForReading.close()   // nobody reads stdout any more
+        try? out.fileHandleForWriting.close()
+        #expect(waitUntil(20) { statusNow(socket)?["health"] as? String == "streaming" })
+        let steady = try SocketClient(path: socket)
+        steady.startReading()
+        for _ in 0..<10 {
+            let gone = try SocketClient(path: socket)
+            gone.send("status\n")
+            shutdown(gone.fd, Int32(SHUT_RDWR))   // hangs up without reading
+        }
+        #expect(waitUntil(20) { steady.events.count >= 20 }, "events keep flowing: \(steady.events.count)")
+        let status = try #require(statusNow(socket))
+        #expect(status["health"] as? String == "streaming")
+        let pid = try #require(int(status["pid"]))
+        kill(pid_t(pid), SIGTERM)
+        #expect(waitUntil(20) { !p.isRunning })
+        let log = (try? String(contentsOf: err, encoding: .utf8)) ?? ""
+        #expect(log.contains("standard output closed; events go to socket clients only"), "\(log.suffix(800))")
+        #expect(log.contains("service stopped"))
+    }
+
     /// Waits (up to 10 s, then SIGKILL) for a child started with posix_spawn.
     func reap(_ pid: pid_t) {
         var status: Int32 = 0
