@@ -42,6 +42,11 @@ final class EventClient {
     }
 
     var hasOutput: Bool { queued > 0 || outOffset < out.count }
+    /// Whether a reply queued now would be kept (a client that asks but never reads runs out of room).
+    var hasRoomForReply: Bool { queued < queue.count }
+    /// When this client's last unknown command was logged (monotonic ns), and how many were not logged since.
+    var lastUnknownLogNs: Int64 = 0
+    var unknownNotLogged = 0
 
     private func append(_ e: ClientEntry) -> Bool {
         guard queued < queue.count else { return false }

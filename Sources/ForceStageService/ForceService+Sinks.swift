@@ -92,6 +92,8 @@ extension ForceService {
     /// What the client sent reaches the log and the reply only escaped (``printable(_:)``).
     func handleInput(_ c: EventClient, _ sink: inout SinkState) {
         guard let lines = c.readLines() else { c.dead = true; return }
+        // A client flooding `status` costs one status rendering per read, not one per line.
+        var status: String?
         for line in lines {
             switch line {
             case .overlong:
@@ -100,11 +102,23 @@ extension ForceService {
                 logger.warning("client sent an overlong line; closing it", metadata: ["client.id": "\(c.id)"])
                 return
             case .command(.empty): continue
-            case .command(.status): c.enqueue(reply: statusJSON(sink, final: false) + "\n")
+            case .command(.status):
+                guard c.hasRoomForReply else { continue }   // it is not reading its replies: dropped like them
+                if status == nil { status = statusJSON(sink, final: false) + "\n" }
+                c.enqueue(reply: status!)
             case .command(.quit): c.closeWhenFlushed = true
             case .command(.unknown(let shown)):
                 c.enqueue(reply: errorJSON("unknown command \"\(shown)\"", hint: "commands are status and quit; events arrive without asking") + "\n")
-                logger.notice("client sent an unknown command", metadata: ["client.id": "\(c.id)", "command": "\(shown)"])
+                // At most one log line a second per client, with how many went unlogged: no log flood.
+                let now = monotonicNanoseconds()
+                if now &- c.lastUnknownLogNs >= 1_000_000_000 {
+                    logger.notice("client sent an unknown command", metadata: ["client.id": "\(c.id)", "command": "\(shown)",
+                                                                               "client.unknown_not_logged": "\(c.unknownNotLogged)"])
+                    c.lastUnknownLogNs = now
+                    c.unknownNotLogged = 0
+                } else {
+                    c.unknownNotLogged += 1
+                }
             }
         }
     }

@@ -92,6 +92,11 @@ struct ServiceHardeningTests {
         #expect(fits.lines.first?.contains("unknown command") == true)
         #expect(!fits.closed)
         #expect(waitUntil(5) { hostile.lines.filter { $0.hasPrefix("{\"error\":") }.count >= 3 })
+        // A client flooding commands: its log lines are rate-limited, status is rendered once per read.
+        let flood = try SocketClient(path: socket)
+        flood.startReading()
+        flood.send(String(repeating: "nonsense\n", count: 2000) + String(repeating: "status\n", count: 2000))
+        #expect(waitUntil(10) { flood.lines.filter { $0.hasPrefix("{\"status\":") }.count >= 1 })
         let pid = try #require(statusNow(socket).flatMap { int($0["pid"]) })
         kill(pid_t(pid), SIGTERM)
         #expect(service.wait(timeout: 20) == 0)
@@ -102,6 +107,8 @@ struct ServiceHardeningTests {
         let text = String(decoding: log, as: UTF8.self)
         #expect(text.contains("st\\x1B[31mat\\x0Dus\\x07"), "\(text.suffix(800))")
         #expect(!text.split(separator: "\n").contains { $0.hasPrefix("forged log line") }, "a client cannot start a log line")
+        let unknownLogged = text.components(separatedBy: "client sent an unknown command").count - 1
+        #expect(unknownLogged <= 6, "2 000 unknown commands in a burst: \(unknownLogged) log lines")
     }
 
     @Test("out of file descriptors (RLIMIT_NOFILE 64): no busy loop, connected clients still get status, new ones are told and counted, service recovers when descriptors free up")
