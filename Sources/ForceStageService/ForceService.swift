@@ -136,6 +136,8 @@ public final class ForceService: @unchecked Sendable {
     public static let maximumBudgetMs: Double = 60_000
     /// Highest sample rate accepted, scans per second.
     public static let maximumRateHz: Double = 1_000_000
+    /// Lowest sample rate accepted, scans per second (slower has no use for presses, and its period would overflow nanoseconds).
+    public static let minimumRateHz: Double = 0.1
 
     /// What a source resolves to at a rate: the setup and the budget it meets, all checked.
     struct Plan {
@@ -148,8 +150,8 @@ public final class ForceService: @unchecked Sendable {
     /// The one validation of a source, at start-up and on every reload: the setup, the budget
     /// (bounded, finite) and the worst case that must fit it. Throws the reason instead of trapping.
     func plan(_ source: PanelSource, rate: Double, scansPerRefill fixed: Int?) throws(ServiceStartError) -> Plan {
-        guard rate > 0, rate <= Self.maximumRateHz else {
-            throw ServiceStartError("a sample rate of \(rate) scans/s is outside 0 to \(Int(Self.maximumRateHz)); check the device's sampling_frequency or --rate")
+        guard rate >= Self.minimumRateHz, rate <= Self.maximumRateHz else {
+            throw ServiceStartError("a sample rate of \(String(format: "%g", rate)) scans/s is outside \(Self.minimumRateHz) to \(Int(Self.maximumRateHz)); check the device's sampling_frequency, the calibration's rate or --rate")
         }
         let setup = try makeSetup(source, rate: rate)
         let budgetMs = configuration.budgetMs ?? source.budgetMs ?? ServiceConfiguration.defaultBudgetMs

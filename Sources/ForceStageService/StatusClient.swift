@@ -86,7 +86,8 @@ public enum StatusClient {
         guard let data = line.data(using: .utf8),
               let top = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
               let s = top["status"] as? [String: Any] else { return line }
-        func v(_ k: String) -> String { s[k].map { "\($0)" } ?? "-" }
+        // Values come from another process: shown escaped, never as terminal control.
+        func v(_ k: String) -> String { s[k].map { printable("\($0)".utf8) } ?? "-" }
         func lat(_ k: String) -> String {
             guard let l = s[k] as? [String: Any], let n = l["samples"] as? Int, n > 0 else { return "no events yet" }
             return ["p50", "p90", "p99", "p999", "max"].map { "\($0 == "p999" ? "p99.9" : $0) \(l[$0].map { "\($0)" } ?? "-")" }.joined(separator: "  ") + " ms  (\(n) events)"

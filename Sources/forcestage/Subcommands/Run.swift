@@ -80,7 +80,7 @@ extension ForceStage {
             if !(1...1024).contains(kernelBuffers) { throw ValidationError("--kernel-buffers must be 1 to 1024") }
             if !(1...1_000_000).contains(timeoutsBeforeLost) { throw ValidationError("--timeouts-before-lost must be 1 to 1000000") }
             if let b = budgetMs, !(b > 0 && b <= ForceService.maximumBudgetMs) { throw ValidationError("--budget-ms must be above 0 and at most \(Int(ForceService.maximumBudgetMs))") }
-            if let r = rate, !(r > 0 && r <= ForceService.maximumRateHz) { throw ValidationError("--rate must be above 0 and at most \(Int(ForceService.maximumRateHz))") }
+            if let r = rate, !(r >= ForceService.minimumRateHz && r <= ForceService.maximumRateHz) { throw ValidationError("--rate must be \(ForceService.minimumRateHz) to \(Int(ForceService.maximumRateHz))") }
             if !(1...65536).contains(clientQueue) { throw ValidationError("--client-queue must be 1 to 65536") }
             if !(1...1024).contains(maxClients) { throw ValidationError("--max-clients must be 1 to 1024") }
             if profile != nil && calibration != nil { throw ValidationError("give --profile or --calibration, not both") }
