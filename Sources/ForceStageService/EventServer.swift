@@ -186,11 +186,30 @@ final class EventServer {
             }
             unlink(path)   // stale, ours: left by a process that died
         }
+        // Bound and listening under a temporary name first, then hard-linked into place: a client
+        // never finds the path before it accepts, and link() never replaces anything already there.
+        let temporary = "\(path).\(getpid()).new"
+        let staged = temporary.utf8.count < MemoryLayout.size(ofValue: addr.sun_path)
+        var bindAddr = addr
+        if staged {
+            var st = stat()
+            if lstat(temporary, &st) == 0 {
+                guard st.st_mode & S_IFMT == S_IFSOCK, st.st_uid == geteuid() else {
+                    throw SocketError(description: "\(temporary) exists and is not this user's socket; it is left alone: remove it or choose another --socket path")
+                }
+                unlink(temporary)   // left by a process with this pid that died
+            }
+            withUnsafeMutableBytes(of: &bindAddr.sun_path) { raw in
+                for i in 0..<raw.count { raw[i] = 0 }
+                for (i, b) in temporary.utf8.enumerated() { raw[i] = b }
+            }
+        }
+        let bindPath = staged ? temporary : path
         let s = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard s >= 0 else { throw SocketError(description: "cannot create a Unix socket: \(String(cString: strerror(errno)))") }
         // The file gets 0660 at creation: no window with a wider mode, no chmod through a path.
         let old = umask(0o117)
-        let bound = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(s, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+        let bound = withUnsafePointer(to: &bindAddr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(s, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
         let bindErrno = errno
         umask(old)
         guard bound == 0 else {
@@ -199,7 +218,7 @@ final class EventServer {
             throw SocketError(description: "cannot create socket \(path): \(String(cString: strerror(bindErrno))); choose a --socket path in a directory the service's user can write (\(dir.isEmpty ? "." : dir) is not), e.g. /run/forcestage/events.sock (RuntimeDirectory=forcestage in the unit)")
         }
         var mine = stat()
-        guard lstat(path, &mine) == 0, mine.st_mode & S_IFMT == S_IFSOCK, mine.st_uid == geteuid() else {
+        guard lstat(bindPath, &mine) == 0, mine.st_mode & S_IFMT == S_IFSOCK, mine.st_uid == geteuid() else {
             Glibc.close(s)
             throw SocketError(description: "--socket \(path) was replaced while it was being created; choose a --socket path in a directory only the service's user can write")
         }
@@ -208,8 +227,18 @@ final class EventServer {
         guard listen(s, 64) == 0 else {
             let e = errno
             Glibc.close(s)
-            Self.unlinkIfSame(path, device: UInt64(mine.st_dev), inode: UInt64(mine.st_ino))
+            Self.unlinkIfSame(bindPath, device: UInt64(mine.st_dev), inode: UInt64(mine.st_ino))
             throw SocketError(description: "cannot listen on \(path): \(String(cString: strerror(e)))")
+        }
+        if staged {
+            let linked = link(temporary, path)
+            let e = errno
+            Self.unlinkIfSame(temporary, device: UInt64(mine.st_dev), inode: UInt64(mine.st_ino))
+            guard linked == 0 else {
+                Glibc.close(s)
+                throw SocketError(description: e == EEXIST ? "--socket \(path) appeared while the service was starting; it is left alone: find out what created it, or choose another path"
+                                                          : "cannot create socket \(path): \(String(cString: strerror(e)))")
+            }
         }
         fd = s
         reserveFD = open("/dev/null", O_RDONLY | O_CLOEXEC)

@@ -139,6 +139,33 @@ struct SocketServerTests {
         #expect(n > 0 && String(decoding: buffer[0..<n], as: UTF8.self) == "{\"event\":\"peek\"}\n")
     }
 
+    @Test("the path appears only once the socket listens: a client that connects the moment it sees the file is never refused")
+    func appearsListening() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        var refused = 0
+        for i in 0..<200 {
+            let path = dir.appendingPathComponent("r\(i).sock").path
+            let result = Mutex<Int32>(0)
+            let watcher = Thread {
+                var st = stat()
+                let deadline = Date().addingTimeInterval(5)
+                while lstat(path, &st) != 0 && Date() < deadline {}
+                let fd = connectFD(path)
+                result.withLock { $0 = fd >= 0 ? 1 : -1 }
+                if fd >= 0 { close(fd) }
+            }
+            watcher.start()
+            let server = try EventServer(path: path, clientQueue: 4, logger: logger)
+            _ = waitUntil(5) { result.withLock { $0 } != 0 }
+            if result.withLock({ $0 }) != 1 { refused += 1 }
+            server.close()
+        }
+        #expect(refused == 0, "\(refused) of 200 clients found the path before it listened")
+        let leftovers = (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []
+        #expect(leftovers.isEmpty, "no temporary names left: \(leftovers)")
+    }
+
     @Test("SIGHUP rule: reload under systemd, without a terminal, or when asked; in a terminal it is a hang-up")
     func hangupRule() {
         #expect(!HangupPolicy.reloads(explicit: false, environment: [:], stdinIsTerminal: true))
