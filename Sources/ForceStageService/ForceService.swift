@@ -226,10 +226,13 @@ public final class ForceService: @unchecked Sendable {
     }
 
     func installSignalHandlers() {
-        let queue = DispatchQueue(label: "forcestage-signals")
+        // Reloads on their own queue: a reload stuck reading the profile (a FIFO put in its place,
+        // a hung network mount) must never keep SIGTERM or a hang-up from stopping the service.
+        let stopQueue = DispatchQueue(label: "forcestage-signals")
+        let reloadQueue = DispatchQueue(label: "forcestage-reload")
         for sig in [SIGINT, SIGTERM, SIGHUP] {
             signal(sig, SIG_IGN)
-            let s = DispatchSource.makeSignalSource(signal: sig, queue: queue)
+            let s = DispatchSource.makeSignalSource(signal: sig, queue: sig == SIGHUP && configuration.hangupReloads ? reloadQueue : stopQueue)
             s.setEventHandler { [weak self] in
                 guard let self else { return }
                 if sig == SIGHUP && self.configuration.hangupReloads {

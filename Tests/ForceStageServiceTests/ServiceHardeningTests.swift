@@ -165,6 +165,30 @@ struct ServiceHardeningTests {
         #expect(r.stderr.contains("accepted no connection within 1000 ms"), "\(r.stderr)")
     }
 
+    @Test("a reload stuck reading the profile (a FIFO put in its place) never keeps SIGTERM from stopping the service")
+    func stuckReload() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let (url, _) = try writePressTrain(in: dir, leadIn: 250, presses: 200)
+        let profile = dir.appendingPathComponent("panel.toml")
+        try profileText(peek: 1.0, pop: 2.5).write(to: profile, atomically: true, encoding: .utf8)
+        let socket = dir.appendingPathComponent("ev.sock").path
+        let service = try Running([fs, "emulate", url.path, "--", fs, "run", "--profile", profile.path, "--socket", socket], in: dir)
+        defer { if service.process.isRunning { kill(service.process.processIdentifier, SIGKILL) } }
+        #expect(waitUntil(20) { statusNow(socket)?["health"] as? String == "streaming" }, "\(service.stderr)")
+        let pid = try #require(statusNow(socket).flatMap { int($0["pid"]) })
+        defer { kill(pid_t(pid), SIGKILL) }
+        unlink(profile.path)
+        #expect(mkfifo(profile.path, 0o600) == 0)
+        kill(pid_t(pid), SIGHUP)
+        usleep(500_000)
+        #expect(statusNow(socket)?["health"] as? String == "streaming", "still streaming while the reload waits")
+        kill(pid_t(pid), SIGTERM)
+        #expect(waitUntil(10) { kill(pid_t(pid), 0) != 0 }, "SIGTERM stops it although the reload never returned")
+        #expect(service.wait(timeout: 10) == 0, "\(service.stderr.suffix(600))")
+        #expect(!FileManager.default.fileExists(atPath: socket))
+    }
+
     @Test("SIGPIPE never kills: stdout's reader gone and clients that vanish mid-stream; events keep reaching the other clients")
     func brokenPipes() throws {
         let dir = try temporaryDirectory()
