@@ -18,7 +18,8 @@ extension ForceService {
             fds.removeAll(keepingCapacity: true)
             fds.append(pollfd(fd: sinkWake.fd, events: Int16(POLLIN), revents: 0))
             if let server {
-                fds.append(pollfd(fd: server.fd, events: Int16(POLLIN), revents: 0))
+                // Out of descriptors, the listening socket stays readable: it is left out of the poll while backing off.
+                fds.append(pollfd(fd: server.fd, events: server.acceptsNow ? Int16(POLLIN) : 0, revents: 0))
                 for c in server.clients {
                     fds.append(pollfd(fd: c.fd, events: Int16(POLLIN) | (c.hasOutput ? Int16(POLLOUT) : 0), revents: 0))
                 }
@@ -32,7 +33,7 @@ extension ForceService {
             }
 
             if let server {
-                if fds[1].revents != 0 { server.acceptAll() }
+                if fds[1].revents & Int16(POLLIN) != 0 { server.acceptAll() }
                 // Clients polled this round are fds[2...] in the order of server.clients at the time.
                 let polled = min(server.clients.count, fds.count - 2)
                 for i in 0..<polled {
@@ -88,23 +89,36 @@ extension ForceService {
     }
 
     /// Commands from a client: `status`, `quit`; anything else gets an error line and the connection stays.
+    /// What the client sent reaches the log and the reply only escaped (``printable(_:)``).
     func handleInput(_ c: EventClient, _ sink: inout SinkState) {
         guard let lines = c.readLines() else { c.dead = true; return }
+        // A client flooding `status` costs one status rendering per read, not one per line.
+        var status: String?
         for line in lines {
-            guard let line else {
-                c.enqueue(reply: errorJSON("line longer than 1024 bytes", hint: "send one command a line: status or quit") + "\n")
+            switch line {
+            case .overlong:
+                c.enqueue(reply: errorJSON("line longer than \(SocketLineReader.maximumLineBytes) bytes", hint: "send one command a line: status or quit") + "\n")
                 c.closeWhenFlushed = true
                 logger.warning("client sent an overlong line; closing it", metadata: ["client.id": "\(c.id)"])
                 return
-            }
-            switch line {
-            case "": continue
-            case "status": c.enqueue(reply: statusJSON(sink, final: false) + "\n")
-            case "quit": c.closeWhenFlushed = true
-            default:
-                let shown = line.count > 60 ? String(line.prefix(60)) + "..." : line
+            case .command(.empty): continue
+            case .command(.status):
+                guard c.hasRoomForReply else { continue }   // it is not reading its replies: dropped like them
+                if status == nil { status = statusJSON(sink, final: false) + "\n" }
+                c.enqueue(reply: status!)
+            case .command(.quit): c.closeWhenFlushed = true
+            case .command(.unknown(let shown)):
                 c.enqueue(reply: errorJSON("unknown command \"\(shown)\"", hint: "commands are status and quit; events arrive without asking") + "\n")
-                logger.notice("client sent an unknown command", metadata: ["client.id": "\(c.id)", "command": "\(shown)"])
+                // At most one log line a second per client, with how many went unlogged: no log flood.
+                let now = monotonicNanoseconds()
+                if now &- c.lastUnknownLogNs >= 1_000_000_000 {
+                    logger.notice("client sent an unknown command", metadata: ["client.id": "\(c.id)", "command": "\(shown)",
+                                                                               "client.unknown_not_logged": "\(c.unknownNotLogged)"])
+                    c.lastUnknownLogNs = now
+                    c.unknownNotLogged = 0
+                } else {
+                    c.unknownNotLogged += 1
+                }
             }
         }
     }
@@ -189,6 +203,8 @@ extension ForceService {
             ("reloadFailures", .int(c.reloadFailures.load(ordering: .relaxed))),
             ("clients", .int(Int64(server?.clients.count ?? 0))),
             ("clientDrops", .int(server?.totalDrops ?? 0)),
+            ("clientsRefused", .int(server?.refused ?? 0)),
+            ("maxClients", .int(Int64(server?.maxClients ?? configuration.maxClients))),
         ]
         if final { fields.append(("final", .bool(true))) }
         return JSON.object([("status", .object(fields))]).rendered()

@@ -77,6 +77,8 @@ public final class ForceService: @unchecked Sendable {
         // A reload asked for before streaming starts has nothing to reload into yet (and
         // SIGHUP's default would end the process); run() installs the real handlers.
         signal(SIGHUP, SIG_IGN)
+        // A client that hangs up or a closed stdout/stderr is an error to handle, never a reason to die.
+        signal(SIGPIPE, SIG_IGN)
         let source = configuration.source
         let dev: IIODevice
         switch configuration.open() {
@@ -97,16 +99,13 @@ public final class ForceService: @unchecked Sendable {
             throw ServiceStartError("\(dev.displayName) states no sampling_frequency; pass --rate SCANS_PER_SECOND")
         }
         sampleRateHz = rate
-        setup = try makeSetup(source, rate: rate)
-        let budgetMs = configuration.budgetMs ?? source.budgetMs ?? ServiceConfiguration.defaultBudgetMs
-        scansPerRefill = configuration.scansPerRefill ?? LatencyBudget.scansPerRefill(
-            parameters: setup.parameters, sampleRateHz: rate, kernelBuffers: configuration.kernelBuffers, budgetMs: budgetMs)
-        let b = LatencyBudget(parameters: setup.parameters, sampleRateHz: rate, scansPerRefill: scansPerRefill,
-                              kernelBuffers: configuration.kernelBuffers, budgetMs: budgetMs)
-        if let refusal = b.refusal { throw ServiceStartError(refusal) }
+        let checked = try plan(source, rate: rate, scansPerRefill: configuration.scansPerRefill)
+        setup = checked.setup
+        scansPerRefill = checked.budget.scansPerRefill
+        let b = checked.budget
         budget = b
-        budgetNs.store(Int64(budgetMs * 1_000_000), ordering: .relaxed)
-        worstCaseNs.store(Int64(b.worstCaseMs * 1_000_000), ordering: .relaxed)
+        budgetNs.store(checked.budgetNs, ordering: .relaxed)
+        worstCaseNs.store(checked.worstCaseNs, ordering: .relaxed)
         logger.info("latency budget", metadata: [
             "budget.ms": "\(ms(b.budgetMs))", "budget.worst_case_ms": "\(ms(b.worstCaseMs))",
             "budget.sampling_ms": "\(ms(b.samplingMs))", "budget.refill_ms": "\(ms(b.refillMs))",
@@ -118,7 +117,7 @@ public final class ForceService: @unchecked Sendable {
         scanRing = ScanRing(capacity: configuration.scanRingCapacity, slotBytes: stream.layout.scanSize)
         eventRing = SPSCRing(capacity: configuration.eventRingCapacity)
         if let path = configuration.socketPath {
-            do { server = try EventServer(path: path, clientQueue: configuration.clientQueue, logger: logger) } catch {
+            do { server = try EventServer(path: path, clientQueue: configuration.clientQueue, maxClients: configuration.maxClients, logger: logger) } catch {
                 throw ServiceStartError(error.description)
             }
         }
@@ -131,6 +130,43 @@ public final class ForceService: @unchecked Sendable {
         }
         logger.info("device opened", metadata: ["sensor.device": "\(deviceName)", "sensor.uri": "\(configuration.uri)",
                                                 "panel.source": "\(source.name)"])
+    }
+
+    /// Largest budget accepted, ms (a minute: a longer one means no budget, and would overflow the nanosecond counters).
+    public static let maximumBudgetMs: Double = 60_000
+    /// Highest sample rate accepted, scans per second.
+    public static let maximumRateHz: Double = 1_000_000
+    /// Lowest sample rate accepted, scans per second (slower has no use for presses, and its period would overflow nanoseconds).
+    public static let minimumRateHz: Double = 0.1
+
+    /// What a source resolves to at a rate: the setup and the budget it meets, all checked.
+    struct Plan {
+        var setup: PanelSetup
+        var budget: LatencyBudget
+        var budgetNs: Int64
+        var worstCaseNs: Int64
+    }
+
+    /// The one validation of a source, at start-up and on every reload: the setup, the budget
+    /// (bounded, finite) and the worst case that must fit it. Throws the reason instead of trapping.
+    func plan(_ source: PanelSource, rate: Double, scansPerRefill fixed: Int?) throws(ServiceStartError) -> Plan {
+        guard rate >= Self.minimumRateHz, rate <= Self.maximumRateHz else {
+            throw ServiceStartError("a sample rate of \(String(format: "%g", rate)) scans/s is outside \(Self.minimumRateHz) to \(Int(Self.maximumRateHz)); check the device's sampling_frequency, the calibration's rate or --rate")
+        }
+        let setup = try makeSetup(source, rate: rate)
+        let budgetMs = configuration.budgetMs ?? source.budgetMs ?? ServiceConfiguration.defaultBudgetMs
+        guard budgetMs > 0, budgetMs <= Self.maximumBudgetMs else {
+            let origin = configuration.budgetMs != nil ? "--budget-ms" : source.budgetMs != nil ? "\(source.name): [latency] budget_ms" : "the budget"
+            throw ServiceStartError("\(origin) = \(String(format: "%g", budgetMs)) is outside the accepted range above 0 to \(Int(Self.maximumBudgetMs)) ms; state the press-to-event time you need, e.g. 25", code: 2)
+        }
+        let spr = fixed ?? LatencyBudget.scansPerRefill(parameters: setup.parameters, sampleRateHz: rate,
+                                                         kernelBuffers: configuration.kernelBuffers, budgetMs: budgetMs)
+        let b = LatencyBudget(parameters: setup.parameters, sampleRateHz: rate, scansPerRefill: spr,
+                              kernelBuffers: configuration.kernelBuffers, budgetMs: budgetMs)
+        if let refusal = b.refusal { throw ServiceStartError(refusal) }
+        // Fits, so the worst case is at most the (bounded) budget: both convert to nanoseconds without overflow.
+        guard b.worstCaseMs.isFinite, b.worstCaseMs >= 0 else { throw ServiceStartError("the latency budget's worst case is not a number; check the profile's times") }
+        return Plan(setup: setup, budget: b, budgetNs: Int64(budgetMs * 1_000_000), worstCaseNs: Int64(b.worstCaseMs * 1_000_000))
     }
 
     /// The setup for the stream's layout from `source`, at `rate`.
@@ -190,14 +226,21 @@ public final class ForceService: @unchecked Sendable {
     }
 
     func installSignalHandlers() {
-        let queue = DispatchQueue(label: "forcestage-signals")
+        // Reloads on their own queue: a reload stuck reading the profile (a FIFO put in its place,
+        // a hung network mount) must never keep SIGTERM or a hang-up from stopping the service.
+        let stopQueue = DispatchQueue(label: "forcestage-signals")
+        let reloadQueue = DispatchQueue(label: "forcestage-reload")
         for sig in [SIGINT, SIGTERM, SIGHUP] {
             signal(sig, SIG_IGN)
-            let s = DispatchSource.makeSignalSource(signal: sig, queue: queue)
+            let s = DispatchSource.makeSignalSource(signal: sig, queue: sig == SIGHUP && configuration.hangupReloads ? reloadQueue : stopQueue)
             s.setEventHandler { [weak self] in
                 guard let self else { return }
-                if sig == SIGHUP {
+                if sig == SIGHUP && self.configuration.hangupReloads {
                     self.reload()
+                } else if sig == SIGHUP {
+                    // A terminal hang-up (see HangupPolicy): nobody is left to stop it, so stop cleanly now.
+                    self.logger.notice("terminal hung up; stopping", metadata: ["signal": "SIGHUP", "hint": "run under systemd, with stdin not a terminal, or with --reload-on-hup to make SIGHUP reload"])
+                    self.requestStop()
                 } else {
                     self.logger.info("stop requested", metadata: ["signal": "\(sig == SIGINT ? "SIGINT" : "SIGTERM")"])
                     self.requestStop()
@@ -400,20 +443,17 @@ public final class ForceService: @unchecked Sendable {
             refuse("it reads channels \(next.forceChannelIDs) instead of \(current.forceChannelIDs); restart the service to change channels")
             return
         }
-        let newSetup: PanelSetup
-        do { newSetup = try makeSetup(next, rate: sampleRateHz) } catch { refuse(error.description); return }
-        let budgetMs = configuration.budgetMs ?? next.budgetMs ?? ServiceConfiguration.defaultBudgetMs
-        let b = LatencyBudget(parameters: newSetup.parameters, sampleRateHz: sampleRateHz, scansPerRefill: scansPerRefill,
-                              kernelBuffers: configuration.kernelBuffers, budgetMs: budgetMs)
-        if let refusal = b.refusal { refuse(refusal); return }
-        pendingSetup.withLock { $0 = newSetup }
+        let checked: Plan
+        do { checked = try plan(next, rate: sampleRateHz, scansPerRefill: scansPerRefill) } catch { refuse(error.description); return }
+        let b = checked.budget
+        pendingSetup.withLock { $0 = checked.setup }
         reloadPending.store(true, ordering: .releasing)
         classifierWake.signal()
         source.withLock { $0 = next }
-        budgetNs.store(Int64(budgetMs * 1_000_000), ordering: .relaxed)
-        worstCaseNs.store(Int64(b.worstCaseMs * 1_000_000), ordering: .relaxed)
+        budgetNs.store(checked.budgetNs, ordering: .relaxed)
+        worstCaseNs.store(checked.worstCaseNs, ordering: .relaxed)
         counters.reloads.add(1, ordering: .relaxed)
         logger.info("profile reloaded", metadata: ["profile.file": "\(path)", "profile.name": "\(profile.name)",
-                                                   "budget.worst_case_ms": "\(ms(b.worstCaseMs))", "budget.ms": "\(ms(budgetMs))"])
+                                                   "budget.worst_case_ms": "\(ms(b.worstCaseMs))", "budget.ms": "\(ms(b.budgetMs))"])
     }
 }

@@ -88,6 +88,10 @@ public struct ServiceConfiguration: Sendable {
     public var socketPath: String?
     /// Events each socket client may have queued before its drops are counted.
     public var clientQueue = 1024
+    /// Socket clients served at once; the next one is told and closed (counted).
+    public var maxClients = 64
+    /// What SIGHUP means: re-read the profile (`true`), or a hang-up of the terminal: stop cleanly (`false`).
+    public var hangupReloads = true
     /// Scans the reader may be ahead of the classifier.
     public var scanRingCapacity = 4096
     /// Events the classifier may be ahead of the sinks.
@@ -121,5 +125,21 @@ public struct ServiceStartError: Error, CustomStringConvertible, Sendable {
     public init(_ description: String, code: Int32 = 1) {
         self.description = description
         self.code = code
+    }
+}
+
+/// What SIGHUP means to `forcestage run`.
+///
+/// Under a service manager, or detached from any terminal, SIGHUP is the
+/// conventional "re-read your configuration" (`systemctl reload`). In a
+/// terminal it is the terminal going away: nobody is left to stop the service,
+/// so it stops cleanly (release, buffer closed, socket removed) instead of
+/// outliving its session.
+public enum HangupPolicy {
+    /// Whether SIGHUP reloads the profile: with `--reload-on-hup`, under systemd
+    /// (`NOTIFY_SOCKET` or `INVOCATION_ID` set), or when standard input is not a
+    /// terminal (started by a script, `nohup`, a supervisor). Otherwise it stops.
+    public static func reloads(explicit: Bool, environment: [String: String], stdinIsTerminal: Bool) -> Bool {
+        explicit || environment["NOTIFY_SOCKET"] != nil || environment["INVOCATION_ID"] != nil || !stdinIsTerminal
     }
 }

@@ -16,8 +16,9 @@ let emulatorAvailable: Bool = {
 
 let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-/// The built `forcestage` binary.
+/// The built `forcestage` binary (FORCESTAGE_UNDER_TEST names another build, e.g. an older one to show a test failing).
 let forcestage: String? = {
+    if let other = ProcessInfo.processInfo.environment["FORCESTAGE_UNDER_TEST"] { return other }
     for config in ["debug", "release"] {
         let p = packageRoot.appendingPathComponent(".build/\(config)/forcestage").path
         if FileManager.default.isExecutableFile(atPath: p) { return p }

@@ -22,8 +22,9 @@ extension ForceStage {
             is computed from the sample rate, scans per refill and debounce, logged, and a configuration \
             that cannot meet --budget-ms (or the profile's [latency] budget_ms) is refused. A lost device \
             prints `lost` (and `release` for a press in progress) and is reopened with backoff. \
-            SIGHUP re-reads --profile (a bad one is refused and the old one stays); SIGTERM/SIGINT \
-            end cleanly. Under systemd (Type=notify) it sends READY=1 once scans flow and WATCHDOG=1 \
+            SIGHUP re-reads --profile (a bad one is refused and the old one stays) when run under \
+            systemd, with stdin not a terminal, or with --reload-on-hup; in a terminal, SIGHUP (the \
+            terminal closing) ends it cleanly like SIGTERM/SIGINT. Under systemd (Type=notify) it sends READY=1 once scans flow and WATCHDOG=1 \
             only while they keep flowing.
             """)
 
@@ -62,6 +63,12 @@ extension ForceStage {
         @Option(help: "Events each socket client may have waiting before its drops are counted (and told to it).")
         var clientQueue: Int = 1024
 
+        @Option(help: "Socket clients served at once (1 to 1024); the next one gets an error line and is closed, counted in status.")
+        var maxClients: Int = 64
+
+        @Flag(help: "SIGHUP re-reads the profile even in a terminal (by default a terminal's SIGHUP, its hang-up, stops the service).")
+        var reloadOnHup = false
+
         @Flag(help: "Do not print events on standard output (socket clients only).")
         var noStdout = false
 
@@ -69,11 +76,13 @@ extension ForceStage {
         var logLevel: Logger.Level = .info
 
         func validate() throws {
-            if let s = scansPerRefill, s < 1 { throw ValidationError("--scans-per-refill must be at least 1") }
-            if kernelBuffers < 1 { throw ValidationError("--kernel-buffers must be at least 1") }
-            if timeoutsBeforeLost < 1 { throw ValidationError("--timeouts-before-lost must be at least 1") }
-            if let b = budgetMs, !(b > 0 && b.isFinite) { throw ValidationError("--budget-ms must be above 0") }
-            if clientQueue < 1 { throw ValidationError("--client-queue must be at least 1") }
+            if let s = scansPerRefill, !(1...4096).contains(s) { throw ValidationError("--scans-per-refill must be 1 to 4096") }
+            if !(1...1024).contains(kernelBuffers) { throw ValidationError("--kernel-buffers must be 1 to 1024") }
+            if !(1...1_000_000).contains(timeoutsBeforeLost) { throw ValidationError("--timeouts-before-lost must be 1 to 1000000") }
+            if let b = budgetMs, !(b > 0 && b <= ForceService.maximumBudgetMs) { throw ValidationError("--budget-ms must be above 0 and at most \(Int(ForceService.maximumBudgetMs))") }
+            if let r = rate, !(r >= ForceService.minimumRateHz && r <= ForceService.maximumRateHz) { throw ValidationError("--rate must be \(ForceService.minimumRateHz) to \(Int(ForceService.maximumRateHz))") }
+            if !(1...65536).contains(clientQueue) { throw ValidationError("--client-queue must be 1 to 65536") }
+            if !(1...1024).contains(maxClients) { throw ValidationError("--max-clients must be 1 to 1024") }
             if profile != nil && calibration != nil { throw ValidationError("give --profile or --calibration, not both") }
             if noStdout && socket == nil { throw ValidationError("--no-stdout needs --socket, or events would go nowhere") }
         }
@@ -107,6 +116,8 @@ extension ForceStage {
         }
 
         func run() throws {
+            // Never killed by writing to a closed stdout/stderr or a departed client.
+            signal(SIGPIPE, SIG_IGN)
             let level = logLevel
             LoggingSystem.bootstrap { label in
                 var handler = StreamLogHandler.standardError(label: label)
@@ -136,7 +147,9 @@ extension ForceStage {
             config.stdoutSink = !noStdout
             config.socketPath = socket
             config.clientQueue = clientQueue
+            config.maxClients = maxClients
             config.environment = ProcessInfo.processInfo.environment
+            config.hangupReloads = HangupPolicy.reloads(explicit: reloadOnHup, environment: config.environment, stdinIsTerminal: isatty(0) == 1)
 
             let service = ForceService(configuration: config, logger: logger)
             do { try service.prepare() } catch {

@@ -14,10 +14,19 @@ extension ForceStage {
         @Flag(help: "Print the status as one JSON line.")
         var json = false
 
+        @Option(help: "Seconds to wait for the service to accept the connection and answer (0.1 to 600).")
+        var timeout: Double = 3
+
+        func validate() throws {
+            if !(timeout >= 0.1 && timeout <= 600) { throw ValidationError("--timeout must be 0.1 to 600 seconds") }
+        }
+
         func run() throws {
+            signal(SIGPIPE, SIG_IGN)
             let line: String
-            do { line = try StatusClient.fetch(socketPath: socket) } catch {
-                throw fail("status", error.description)
+            do { line = try StatusClient.fetch(socketPath: socket, timeoutMs: Int32(timeout * 1000)) } catch {
+                // Exit 1: no service (or no permission); exit 5: a service that did not answer within --timeout.
+                throw fail("status", error.description, code: error.timedOut ? 5 : 1)
             }
             print(json ? line : StatusClient.humanReadable(line))
         }

@@ -1,0 +1,1 @@
+../../../../Sources/ForceStageService/SocketLine.swift
