@@ -13,6 +13,8 @@ extension ForceStage {
 
         @OptionGroup var source: DeviceOptions
 
+        @OptionGroup var triggerOptions: TriggerOptions
+
         @Option(name: .shortAndLong, help: "The recording to write: STEM.json (STEM.iio goes beside it).")
         var output: String
 
@@ -45,7 +47,18 @@ extension ForceStage {
             }
             let ids = channels.isEmpty ? device.forceChannels.map { $0.id } : channels
             guard !ids.isEmpty else { throw fail("record", "\(device.displayName) has no buffered voltage input; pass --channel") }
-            guard let sampleRate = device.samplingFrequency ?? rate else {
+            let attachment: IIOTriggerAttachment?
+            switch triggerOptions.prepare(device) {
+            case .success(let a): attachment = a
+            case .failure(let m): throw fail("record", m.description)
+            }
+            defer { attachment?.restore() }
+            let triggerRate: Double?
+            switch TriggerOptions.scanRate(attachment, device, fallback: rate) {
+            case .success(let r): triggerRate = r
+            case .failure(let m): throw fail("record", m.description)
+            }
+            guard let sampleRate = triggerRate ?? device.samplingFrequency ?? rate else {
                 throw fail("record", "\(device.displayName) has no sampling_frequency attribute; pass --rate (e.g. 80 for an HX711 with RATE high)")
             }
             device.useMonotonicTimestamps()
@@ -67,6 +80,22 @@ extension ForceStage {
             let metadata = RecordingMetadata(deviceName: device.name ?? device.id, deviceLabel: device.label, sampleRateHz: sampleRate,
                                              timestampClock: clock, channels: recorded)
 
+            // The buffer lives only inside capture(), so it is disabled before the trigger is put back.
+            let (data, ending) = try capture(device, sampleRate: sampleRate)
+            let whole = data.count / stream.layout.scanSize * stream.layout.scanSize
+            do {
+                let recording = try Recording(metadata: metadata, scans: Array(data[0..<whole]))
+                try recording.write(to: URL(fileURLWithPath: output))
+            } catch {
+                throw fail("record", "cannot write \(output): \(error)")
+            }
+            FileHandle.standardError.write(Data("forcestage record: \(whole / stream.layout.scanSize) scans written to \(output)\n".utf8))
+            if let ending { throw fail("record", "stopped early: \(ending)") }
+        }
+
+        /// Streams until the duration, a signal or (with --exit-on-timeout) a quiet device.
+        /// - Returns: the raw scans and, when the stream broke, why.
+        private func capture(_ device: IIODevice, sampleRate: Double) throws -> ([UInt8], String?) {
             let scans = scansPerRefill ?? IIOBuffer.defaultScansPerRefill(sampleRateHz: sampleRate)
             let buffer: IIOBuffer
             do { buffer = try IIOBuffer(device: device, scansPerRefill: scans) } catch {
@@ -76,6 +105,7 @@ extension ForceStage {
             if pollDriven { do { try buffer.setBlocking(false) } catch { pollDriven = false } }
             let stop = StopSignal { buffer.cancel() }
             var data = [UInt8]()
+            defer { stop.end() }
             let started = monotonicNow()
             let deadline = duration.map { started + Int64($0 * 1e9) }
             var ending: String?
@@ -97,15 +127,7 @@ extension ForceStage {
                     break loop
                 }
             }
-            let whole = data.count / stream.layout.scanSize * stream.layout.scanSize
-            do {
-                let recording = try Recording(metadata: metadata, scans: Array(data[0..<whole]))
-                try recording.write(to: URL(fileURLWithPath: output))
-            } catch {
-                throw fail("record", "cannot write \(output): \(error)")
-            }
-            FileHandle.standardError.write(Data("forcestage record: \(whole / stream.layout.scanSize) scans written to \(output)\n".utf8))
-            if let ending { throw fail("record", "stopped early: \(ending)") }
+            return (data, ending)
         }
     }
 }
