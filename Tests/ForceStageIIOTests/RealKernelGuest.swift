@@ -64,14 +64,15 @@ ls /sys/kernel/config/iio/triggers/hrtimer > "$O/removal-hrtimers.txt"
 
 step hrtimer
 echo "adapter_nr == $B && addr == 0x48 && read_write == 1 && command == 0" > "$EV/filter"
-echo > "$T/trace"; echo 1 > "$EV/enable"
+echo mono > "$T/trace_clock"; echo 4096 > "$T/buffer_size_kb"; echo > "$T/trace"; echo 1 > "$EV/enable"
 python3 "$F" ramp 8 &
 R=$!
 "$FS" record --device ads1015 --channel voltage0 --trigger hrtimer:860 --duration 3 -o "$O/hrtimer.json" > "$O/hrtimer.out" 2>&1
 echo $? > "$O/hrtimer.rc"
 echo 0 > "$EV/enable"
 kill $R 2>/dev/null; wait $R 2>/dev/null
-grep -c 'smbus_result' "$T/trace" > "$O/hrtimer-kernel-reads.txt"
+grep 'smbus_result' "$T/trace" > "$O/hrtimer-trace.txt"
+grep -c 'smbus_result' "$O/hrtimer-trace.txt" > "$O/hrtimer-kernel-reads.txt"
 state > "$O/hrtimer-after.txt"
 ls /sys/kernel/config/iio/triggers/hrtimer > "$O/hrtimer-left.txt"
 

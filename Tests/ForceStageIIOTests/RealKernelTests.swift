@@ -294,6 +294,21 @@ struct RealKernelTests {
         let reads = Int(s.text("hrtimer-kernel-reads.txt")) ?? -1
         print("real kernel hrtimer:860: \(rec.scanCount) scans recorded, \(reads) conversions read by the driver, observed \(String(format: "%.1f", observed)) Hz, \(gaps) gaps over 1.5 periods, longest \(String(format: "%.2f", Double(deltas.max() ?? 0) / 1e6)) ms")
         #expect(deltas.allSatisfy { $0 > 0 }, "timestamps increase")
+        // What ForceStage reported is what the kernel's timestamps say.
+        let said = s.text("hrtimer.out")
+        #expect(said.contains("\(rec.scanCount) scans written"), "\(said)")
+        #expect(said.contains("observed \((observed * 10).rounded() / 10) scans/s") && said.contains(" \(gaps) gaps over 1.5 periods"), "ForceStage said: \(said); the timestamps give \(observed) Hz, \(gaps) gaps")
+        // The driver's reads of the conversion register (ftrace, monotonic clock) between the first
+        // recorded scan and the next period after the last: each is a scan the kernel pushed.
+        // None of them missing from the recording means the kfifo dropped nothing.
+        let readTimes: [Double] = lines(s.text("hrtimer-trace.txt")).compactMap { line in
+            guard let r = line.range(of: #"[0-9]+\.[0-9]+(?=: smbus_result)"#, options: .regularExpression) else { return nil }
+            return Double(line[r])
+        }
+        let first = Double(stamps.first!) / 1e9, last = Double(stamps.last!) / 1e9
+        let inWindow = readTimes.filter { $0 >= first && $0 < last + 0.9 / 860 }.count
+        print("real kernel hrtimer:860: driver reads while ForceStage recorded: \(inWindow), scans recorded: \(rec.scanCount); ForceStage said: \(said.split(separator: "\n").last ?? "")")
+        #expect(abs(inWindow - rec.scanCount) <= 1, "\(inWindow) reads by the driver in the recorded window vs \(rec.scanCount) scans recorded")
         // Every scan ForceStage has is one the driver read; the few it lacks were still queued when the buffer was disabled.
         #expect(reads >= rec.scanCount && reads - rec.scanCount <= 64, "\(reads) driver reads vs \(rec.scanCount) recorded")
         // The trigger runs at the asked rate (and not the 100 Hz libiio tools set, nor the chip's 128).
@@ -301,5 +316,28 @@ struct RealKernelTests {
         #expect(s.text("hrtimer-left.txt").isEmpty, "the hrtimer trigger was removed")
         #expect(s.text("hrtimer-after.txt").contains("conversion_hz=128"), "the chip's conversion rate was put back: \(s.text("hrtimer-after.txt"))")
         #expect(s.text("kernel-warnings.txt") == "0", "no kernel warnings in dmesg")
+    }
+
+    @Test("the harness's faults: a missing kernel package, a guest that hangs, a driver that does not bind: one line, own exit code, console kept")
+    func harnessFaults() throws {
+        let kernel = packageRoot.appendingPathComponent("hardware/kernel")
+        let missing = try runProcess(["/bin/bash", kernel.appendingPathComponent("prepare.sh").path], timeout: 120,
+                                     environment: ["KREL": "9.9.9-1-amd64", "PATH": "/usr/sbin:/usr/bin:/sbin:/bin"])
+        #expect(missing.status == 2, "\(missing.stderr)")
+        #expect(missing.stderr.contains("cannot download linux-image-9.9.9-1-amd64"), "\(missing.stderr)")
+
+        let dir = URL(fileURLWithPath: "/var/tmp/forcestage-realkernel-faults-\(getpid())")
+        try? FileManager.default.removeItem(at: dir)
+        let hang = try runProcess(["/bin/bash", kernel.appendingPathComponent("run.sh").path, "--timeout", "3", "--out", dir.appendingPathComponent("hang").path, "--", "true"], timeout: 120)
+        #expect(hang.status == 4, "\(hang.stderr)")
+        #expect(hang.stderr.contains("the guest hung: QEMU killed after 3s; last stage reached:"), "\(hang.stderr)")
+        #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent("hang/console.log").path))
+
+        let unbound = try runProcess(["/bin/bash", kernel.appendingPathComponent("run.sh").path, "--chip", "nochip", "--out", dir.appendingPathComponent("bind").path, "--", "true"], timeout: 600)
+        #expect(unbound.status == 5, "\(unbound.stderr)")
+        #expect(unbound.stderr.contains("ti-ads1015 did not bind to the nochip at 0x48"), "\(unbound.stderr)")
+        let console = (try? String(contentsOf: dir.appendingPathComponent("bind/console.log"), encoding: .utf8)) ?? ""
+        #expect(console.contains("stage FAILED: ti-ads1015 did not bind"), "the console log keeps where it stopped")
+        try? FileManager.default.removeItem(at: dir)
     }
 }

@@ -78,13 +78,13 @@ public struct EmulatedDevice: Sendable {
         for (path, text) in sensor.files { try put(path, text) }
         if sensor.files.contains(where: { $0.0 == "trigger/current_trigger" }) {
             // A triggered-buffer driver streams only through a trigger. The emulator plays a
-            // board whose boot attached an hrtimer trigger at the recording's rate: trigger0
-            // beside the device, attached, with its sampling_frequency (what the real kernel shows).
+            // board whose boot attached one: trigger0 beside the device, attached. It states no
+            // rate (the scans are paced by the recording), so the device's own attributes or
+            // --rate give it, as before.
             let trigger = (directory as NSString).deletingLastPathComponent + "/" + Self.triggerDirectory
             try? fm.removeItem(atPath: trigger)
             try fm.createDirectory(atPath: trigger, withIntermediateDirectories: true)
             try Data((Self.triggerName + "\n").utf8).write(to: URL(fileURLWithPath: trigger + "/name"))
-            try Data((rate + "\n").utf8).write(to: URL(fileURLWithPath: trigger + "/sampling_frequency"))
             try put("trigger/current_trigger", Self.triggerName + "\n")
         }
         unlink(node)

@@ -26,14 +26,14 @@ for d in /sys/bus/i2c/devices/i2c-*; do
     case "$(cat "$d/name")" in "SMBus stub"*) BUS=${d##*/i2c-};; esac
 done
 [ -n "$BUS" ] || failed 5 "i2c-stub made no bus named 'SMBus stub...' (buses: $(cat /sys/bus/i2c/devices/i2c-*/name | tr '\n' ','))"
-mark "binding ads1115 at 0x48 on i2c-$BUS at $(up)s"
-echo ads1115 0x48 > "/sys/bus/i2c/devices/i2c-$BUS/new_device"
+mark "binding $CHIP at 0x48 on i2c-$BUS at $(up)s"
+echo "$CHIP" 0x48 > "/sys/bus/i2c/devices/i2c-$BUS/new_device"
 DEV=
 for k in $(seq 50); do
     for d in /sys/bus/i2c/devices/$BUS-0048/iio:device*; do [ -e "$d/name" ] && DEV=/sys/bus/iio/devices/${d##*/}; done
     [ -n "$DEV" ] && break; sleep 0.1
 done
-[ -n "$DEV" ] || failed 5 "ti-ads1015 did not bind to the ads1115 at 0x48 on i2c-$BUS: $(dmesg | grep -i -m1 -E 'ads1015|0048' || echo 'no driver message in dmesg')"
+[ -n "$DEV" ] || failed 5 "ti-ads1015 did not bind to the $CHIP at 0x48 on i2c-$BUS: $(dmesg | grep -i -m1 -E 'ads1015|0048' || echo 'no driver message in dmesg')"
 echo 0 > /sys/bus/iio/devices/iio_sysfs_trigger/add_trigger || failed 6 "iio-trig-sysfs: add_trigger failed"
 TRIG=
 for t in /sys/bus/iio/devices/trigger*; do [ "$(cat "$t/name")" = sysfstrig0 ] && TRIG=$t; done

@@ -5,7 +5,9 @@
 # ti-ads1015 driver, and the hrtimer and sysfs triggers. The way `forcestage
 # emulate` runs a command against the imitation.
 #
-#   bash hardware/kernel/run.sh [--timeout SECONDS] [--out DIR] -- COMMAND [ARG...]
+#   bash hardware/kernel/run.sh [--timeout SECONDS] [--out DIR] [--chip NAME] -- COMMAND [ARG...]
+#
+# --chip is the i2c device bound at 0x48 (default ads1115; ads1015 works too).
 #
 # The command runs in the guest from the current folder with the host's
 # binaries; it sees FORCESTAGE_IIO_DEVICE (/sys/bus/iio/devices/iio:deviceN),
@@ -25,17 +27,19 @@
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 say() { echo "hardware/kernel/run: $*" >&2; }
-TIMEOUT=300; OUT=
+TIMEOUT=300; OUT=; CHIP=ads1115
 while [ $# -gt 0 ]; do
     case "$1" in
         --timeout) TIMEOUT=${2:?--timeout needs seconds}; shift 2;;
         --out) OUT=${2:?--out needs a folder}; shift 2;;
+        --chip) CHIP=${2:?--chip needs an i2c device name}; shift 2;;
         --) shift; break;;
         -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0;;
         *) say "unknown option $1; usage: run.sh [--timeout SECONDS] [--out DIR] -- COMMAND [ARG...]"; exit 64;;
     esac
 done
 [ $# -gt 0 ] || { say "no command; usage: run.sh [--timeout SECONDS] [--out DIR] -- COMMAND [ARG...]"; exit 64; }
+case "$CHIP" in ''|*[!a-z0-9_-]*) say "--chip $CHIP: an i2c device name is lower-case letters, digits, - and _"; exit 64;; esac
 case "$TIMEOUT" in ''|*[!0-9]*) say "--timeout $TIMEOUT is not a whole number of seconds"; exit 64;; esac
 [ "$(id -u)" = 0 ] || { say "needs root (QEMU's 9p server must read the host tree)"; exit 2; }
 
@@ -43,7 +47,7 @@ prep=$(bash "$HERE/prepare.sh") || exit $?
 KREL=$(echo "$prep" | sed -n 's/^KREL=//p'); CACHE=$(echo "$prep" | sed -n 's/^CACHE=//p')
 if [ -z "$OUT" ]; then OUT=$(mktemp -d /var/tmp/forcestage-kernel.XXXXXX); else mkdir -p "$OUT"; OUT=$(cd "$OUT" && pwd); fi
 FS=$OUT/.fs; rm -rf "$FS"; mkdir -p "$FS"
-printf 'KREL=%q\nCACHE=%q\nCWD=%q\n' "$KREL" "$CACHE" "$PWD" > "$FS/env"
+printf 'KREL=%q\nCACHE=%q\nCWD=%q\nCHIP=%q\n' "$KREL" "$CACHE" "$PWD" "$CHIP" > "$FS/env"
 printf '%q ' "$@" > "$FS/command"
 
 # Software emulation by default: a /dev/kvm node can be present where KVM does not work.

@@ -98,7 +98,7 @@ extension ForceStage {
                 return
             }
             let live: LiveScans
-            switch LiveScans.open(source, channels: channels, rate: rate, trigger: triggerOptions) {
+            switch LiveScans.open(source, channels: channels, rate: rate, trigger: triggerOptions.trigger) {
             case .success(let s): live = s
             case .failure(let m): throw fail("calibrate", m.description)
             }

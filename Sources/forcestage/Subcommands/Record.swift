@@ -89,7 +89,8 @@ extension ForceStage {
             } catch {
                 throw fail("record", "cannot write \(output): \(error)")
             }
-            FileHandle.standardError.write(Data("forcestage record: \(whole / stream.layout.scanSize) scans written to \(output)\n".utf8))
+            let count = whole / stream.layout.scanSize
+            FileHandle.standardError.write(Data("forcestage record: \(count) scans written to \(output)\(Self.pacing(data, count: count, metadata: metadata, layout: stream.layout))\n".utf8))
             if let ending { throw fail("record", "stopped early: \(ending)") }
         }
 
@@ -128,6 +129,28 @@ extension ForceStage {
                 }
             }
             return (data, ending)
+        }
+
+        /// ", observed R scans/s over S s, G gaps over 1.5 periods (longest L ms)" from the
+        /// kernel's timestamps: how the trigger actually fired, and scans the kernel lost
+        /// (a full kfifo or a trigger that came while the last scan was handled).
+        static func pacing(_ data: [UInt8], count: Int, metadata: RecordingMetadata, layout: ScanLayout) -> String {
+            guard count >= 2, let ts = metadata.timestampChannel, let slot = layout.slot(forIndex: ts.index) else { return "" }
+            let stamps: [Int64] = data.withUnsafeBytes { raw in
+                (0..<count).map { layout[slot].format.decode(raw.baseAddress! + $0 * layout.scanSize + layout[slot].offset) }
+            }
+            let span = Double(stamps[count - 1] - stamps[0]) / 1e9
+            guard span > 0 else { return "" }
+            let period = 1e9 / metadata.sampleRateHz
+            var gaps = 0
+            var longest: Int64 = 0
+            for i in 1..<count {
+                let d = stamps[i] - stamps[i - 1]
+                if Double(d) > 1.5 * period { gaps += 1 }
+                longest = max(longest, d)
+            }
+            let rate = Double(count - 1) / span
+            return ", observed \((rate * 10).rounded() / 10) scans/s over \((span * 100).rounded() / 100) s, \(gaps) gaps over 1.5 periods (longest \((Double(longest) / 1e4).rounded() / 100) ms)"
         }
     }
 }

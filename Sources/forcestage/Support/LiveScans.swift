@@ -36,7 +36,7 @@ final class LiveScans: @unchecked Sendable {
     /// Opens the device and enables `channelIDs` plus the timestamp.
     /// - Returns: the source, or a one-line message saying what to do.
     static func open(_ options: DeviceOptions, channels requested: [String], rate: Double?,
-                     trigger: TriggerOptions = TriggerOptions()) -> Result<LiveScans, CLIMessage> {
+                     trigger: String? = nil) -> Result<LiveScans, CLIMessage> {
         let device: IIODevice
         switch options.open() {
         case .success(let d): device = d
@@ -52,7 +52,7 @@ final class LiveScans: @unchecked Sendable {
         let emulated = ProcessInfo.processInfo.environment[EmulatorEnvironment.recording]
             .flatMap { try? RecordingMetadata.load(URL(fileURLWithPath: $0)) }
         let attachment: IIOTriggerAttachment?
-        switch trigger.prepare(device) {
+        switch TriggerOptions.prepare(trigger, device) {
         case .success(let a): attachment = a
         case .failure(let m): return .failure(m)
         }
