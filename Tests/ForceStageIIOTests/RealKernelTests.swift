@@ -276,7 +276,7 @@ struct RealKernelTests {
         #expect(s.text("removal-after.txt").contains("trigger= "), "\(s.text("removal-after.txt"))")
     }
 
-    @Test("hrtimer:860 for 3 s: the recording's rate is the trigger's, every scan the driver read is recorded, everything put back")
+    @Test("hrtimer:860 for 3 s: the trigger's rate recorded, ForceStage's rate, gaps and missing scans match the kernel's timestamps and reads, everything put back")
     func hrtimer860() throws {
         let s = try RealKernelSession.get()
         #expect(s.text("hrtimer.rc") == "0", "\(s.text("hrtimer.out"))")
@@ -290,29 +290,34 @@ struct RealKernelTests {
         let deltas = zip(stamps, stamps.dropFirst()).map { $1 - $0 }
         let period = 1e9 / 860
         let gaps = deltas.filter { Double($0) > 1.5 * period }.count
+        let missing = deltas.filter { Double($0) > 1.5 * period }.map { max(0, Int((Double($0) / period).rounded()) - 1) }.reduce(0, +)
         let observed = Double(stamps.count - 1) / (Double(stamps.last! - stamps.first!) / 1e9)
-        let reads = Int(s.text("hrtimer-kernel-reads.txt")) ?? -1
-        print("real kernel hrtimer:860: \(rec.scanCount) scans recorded, \(reads) conversions read by the driver, observed \(String(format: "%.1f", observed)) Hz, \(gaps) gaps over 1.5 periods, longest \(String(format: "%.2f", Double(deltas.max() ?? 0) / 1e6)) ms")
+        let median = deltas.sorted()[deltas.count / 2]
         #expect(deltas.allSatisfy { $0 > 0 }, "timestamps increase")
         // What ForceStage reported is what the kernel's timestamps say.
         let said = s.text("hrtimer.out")
         #expect(said.contains("\(rec.scanCount) scans written"), "\(said)")
-        #expect(said.contains("observed \((observed * 10).rounded() / 10) scans/s") && said.contains(" \(gaps) gaps over 1.5 periods"), "ForceStage said: \(said); the timestamps give \(observed) Hz, \(gaps) gaps")
-        // The driver's reads of the conversion register (ftrace, monotonic clock) between the first
-        // recorded scan and the next period after the last: each is a scan the kernel pushed.
-        // None of them missing from the recording means the kfifo dropped nothing.
+        #expect(said.contains("observed \((observed * 10).rounded() / 10) scans/s") && said.contains(" \(gaps) gaps over 1.5 periods missing \(missing) scans"),
+                "ForceStage said: \(said); the timestamps give \(observed) Hz, \(gaps) gaps, \(missing) missing")
+        // The driver's reads of the conversion register (ftrace, monotonic clock) from the first
+        // recorded scan to just before the next period after the last: each is a scan the driver
+        // pushed. Reads that never reached the recording were dropped by a full kfifo; they must
+        // be among the scans ForceStage counted as missing (the rest are triggers the kernel
+        // dropped because the previous scan was still being handled).
         let readTimes: [Double] = lines(s.text("hrtimer-trace.txt")).compactMap { line in
             guard let r = line.range(of: #"[0-9]+\.[0-9]+(?=: smbus_result)"#, options: .regularExpression) else { return nil }
             return Double(line[r])
         }
         let first = Double(stamps.first!) / 1e9, last = Double(stamps.last!) / 1e9
-        let inWindow = readTimes.filter { $0 >= first && $0 < last + 0.9 / 860 }.count
-        print("real kernel hrtimer:860: driver reads while ForceStage recorded: \(inWindow), scans recorded: \(rec.scanCount); ForceStage said: \(said.split(separator: "\n").last ?? "")")
-        #expect(abs(inWindow - rec.scanCount) <= 1, "\(inWindow) reads by the driver in the recorded window vs \(rec.scanCount) scans recorded")
-        // Every scan ForceStage has is one the driver read; the few it lacks were still queued when the buffer was disabled.
-        #expect(reads >= rec.scanCount && reads - rec.scanCount <= 64, "\(reads) driver reads vs \(rec.scanCount) recorded")
-        // The trigger runs at the asked rate (and not the 100 Hz libiio tools set, nor the chip's 128).
-        #expect(observed > 860 * 0.8 && observed < 860 * 1.05, "observed \(observed) Hz")
+        let reads = readTimes.filter { $0 >= first && $0 < last + 0.9 / 860 }.count
+        let kfifoDropped = reads - rec.scanCount
+        print("real kernel hrtimer:860: \(rec.scanCount) scans recorded, \(reads) read by the driver meanwhile (\(kfifoDropped) dropped by the kfifo), observed \(String(format: "%.1f", observed)) Hz, median interval \(String(format: "%.3f", Double(median) / 1e6)) ms, \(gaps) gaps, \(missing) scans missing, longest \(String(format: "%.2f", Double(deltas.max() ?? 0) / 1e6)) ms")
+        // ±1 at each end of the window: the driver reads a scan shortly after its timestamp, and on a
+        // loaded machine that read can fall either side of the window's edge.
+        #expect(kfifoDropped >= -1 && kfifoDropped <= missing + 1, "\(reads) driver reads vs \(rec.scanCount) recorded, \(missing) counted missing")
+        // The trigger ran at the asked period (not libiio's 100 Hz nor the chip's 128): the typical
+        // interval is 1/860 s even when a loaded machine makes the timer miss some.
+        #expect(abs(Double(median) - period) < 0.1 * period, "median interval \(median) ns vs \(period)")
         #expect(s.text("hrtimer-left.txt").isEmpty, "the hrtimer trigger was removed")
         #expect(s.text("hrtimer-after.txt").contains("conversion_hz=128"), "the chip's conversion rate was put back: \(s.text("hrtimer-after.txt"))")
         #expect(s.text("kernel-warnings.txt") == "0", "no kernel warnings in dmesg")

@@ -131,7 +131,7 @@ extension ForceStage {
             return (data, ending)
         }
 
-        /// ", observed R scans/s over S s, G gaps over 1.5 periods (longest L ms)" from the
+        /// ", observed R scans/s over S s, G gaps over 1.5 periods missing M scans (longest L ms)" from the
         /// kernel's timestamps: how the trigger actually fired, and scans the kernel lost
         /// (a full kfifo or a trigger that came while the last scan was handled).
         static func pacing(_ data: [UInt8], count: Int, metadata: RecordingMetadata, layout: ScanLayout) -> String {
@@ -143,14 +143,18 @@ extension ForceStage {
             guard span > 0 else { return "" }
             let period = 1e9 / metadata.sampleRateHz
             var gaps = 0
+            var missing = 0
             var longest: Int64 = 0
             for i in 1..<count {
                 let d = stamps[i] - stamps[i - 1]
-                if Double(d) > 1.5 * period { gaps += 1 }
+                if Double(d) > 1.5 * period {
+                    gaps += 1
+                    missing += max(0, Int((Double(d) / period).rounded()) - 1)
+                }
                 longest = max(longest, d)
             }
             let rate = Double(count - 1) / span
-            return ", observed \((rate * 10).rounded() / 10) scans/s over \((span * 100).rounded() / 100) s, \(gaps) gaps over 1.5 periods (longest \((Double(longest) / 1e4).rounded() / 100) ms)"
+            return ", observed \((rate * 10).rounded() / 10) scans/s over \((span * 100).rounded() / 100) s, \(gaps) gaps over 1.5 periods missing \(missing) scans (longest \((Double(longest) / 1e4).rounded() / 100) ms)"
         }
     }
 }
