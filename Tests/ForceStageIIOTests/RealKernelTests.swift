@@ -38,8 +38,15 @@ struct RealKernelSession {
     }
 
     private init() throws {
-        // /var/tmp, not /tmp: the guest covers /tmp with its own tmpfs.
-        dir = URL(fileURLWithPath: "/var/tmp/forcestage-realkernel-\(getpid())")
+        // /var/tmp, not /tmp: the guest covers /tmp with its own tmpfs. The folder stays after the
+        // run (console log, outputs) for a look; earlier runs' folders go once their process is gone.
+        let prefix = "forcestage-realkernel-"
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: "/var/tmp")) ?? [] where name.hasPrefix(prefix) {
+            if let pid = Int32(name.dropFirst(prefix.count)), kill(pid, 0) != 0, errno == ESRCH {
+                try? FileManager.default.removeItem(atPath: "/var/tmp/\(name)")
+            }
+        }
+        dir = URL(fileURLWithPath: "/var/tmp/\(prefix)\(getpid())")
         try? FileManager.default.removeItem(at: dir)
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         values = lockstepValues(count: 1000, seed: 0x5EED)
