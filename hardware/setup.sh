@@ -4,13 +4,33 @@
 # the regression run) and tmux (the meter's screen test
 # captures it from a tmux pane). Safe to run again: it only
 # calls apt when something is missing. Needs root (or sudo).
+#
+# --kernel (or FORCESTAGE_KERNEL=1) also installs what the real-kernel tests
+# need (QEMU, static busybox, the module build tools, python3 for the feeder)
+# and prepares Debian's kernel with hardware/kernel/prepare.sh (downloads about
+# 225 MB once into /var/cache/forcestage-kernel, builds the trigger modules).
 set -euo pipefail
+kernel=${FORCESTAGE_KERNEL:-0}
+for arg in "$@"; do
+    case "$arg" in
+        --kernel) kernel=1;;
+        *) echo "hardware/setup.sh: unknown option $arg; the only one is --kernel" >&2; exit 64;;
+    esac
+done
 packages=(libiio-dev libiio-utils iiod tmux valgrind)
+if [ "$kernel" = 1 ]; then
+    packages+=(qemu-system-x86 busybox-static gcc make bc xz-utils cpio kmod python3 gcc-12)
+fi
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+prepare_kernel() {
+    [ "$kernel" = 1 ] || return 0
+    bash "$(dirname "$0")/kernel/prepare.sh" >/dev/null
+}
 if [ ${#missing[@]} -eq 0 ]; then
+    prepare_kernel
     exit 0
 fi
 sudo=""
@@ -23,3 +43,4 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update
 $sudo apt-get install -y "${missing[@]}"
+prepare_kernel

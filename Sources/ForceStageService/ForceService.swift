@@ -95,7 +95,7 @@ public final class ForceService: @unchecked Sendable {
         do { stream = try dev.enableChannels(source.forceChannelIDs, timestamp: true) } catch {
             throw ServiceStartError("\(dev.displayName): \(error)", code: 2)
         }
-        guard let rate = dev.samplingFrequency ?? configuration.rateHz ?? source.sampleRateHz else {
+        guard let rate = configuration.triggerRateHz ?? dev.samplingFrequency ?? configuration.rateHz ?? source.sampleRateHz else {
             throw ServiceStartError("\(dev.displayName) states no sampling_frequency; pass --rate SCANS_PER_SECOND")
         }
         sampleRateHz = rate

@@ -70,6 +70,9 @@ public struct ServiceConfiguration: Sendable {
     public var kernelBuffers: Int = 4
     /// Sample rate when the device states none and the source has none.
     public var rateHz: Double?
+    /// The scan rate of the trigger the device streams through (`--trigger`): wins over the
+    /// device's `sampling_frequency`, which is then the chip's conversion rate.
+    public var triggerRateHz: Double?
     /// The press-to-event budget from the command line (wins over the profile's).
     public var budgetMs: Double?
     /// Budget when neither the command line nor the profile states one.

@@ -61,6 +61,7 @@ public struct EmulatedDevice: Sendable {
         try put("buffer/length", "2\n")
         try put("buffer/watermark", "1\n")
         try put("buffer/data_available", "0\n")
+        try put("buffer/direction", "in\n")       // Linux 5.11+ (multiple buffers) has it
         let rate = Self.rateText(sampleRateHz)
         if sensor.samplingFrequency == .device { try put("sampling_frequency", rate + "\n") }
         for c in sensor.channels {
@@ -75,9 +76,24 @@ public struct EmulatedDevice: Sendable {
             try put("scan_elements/in_\(e.id)_type", e.format.text + "\n")
         }
         for (path, text) in sensor.files { try put(path, text) }
+        if sensor.files.contains(where: { $0.0 == "trigger/current_trigger" }) {
+            // A triggered-buffer driver streams only through a trigger. The emulator plays a
+            // board whose boot attached one: trigger0 beside the device, attached. It states no
+            // rate (the scans are paced by the recording), so the device's own attributes or
+            // --rate give it, as before.
+            let trigger = (directory as NSString).deletingLastPathComponent + "/" + Self.triggerDirectory
+            try? fm.removeItem(atPath: trigger)
+            try fm.createDirectory(atPath: trigger, withIntermediateDirectories: true)
+            try Data((Self.triggerName + "\n").utf8).write(to: URL(fileURLWithPath: trigger + "/name"))
+            try put("trigger/current_trigger", Self.triggerName + "\n")
+        }
         unlink(node)
         guard mkfifo(node, 0o660) == 0 else { throw POSIXFailure(operation: "mkfifo", path: node) }
     }
+
+    /// The hrtimer trigger the emulator attaches to triggered-buffer devices, and its sysfs folder.
+    public static let triggerName = "emulated-hrtimer"
+    public static let triggerDirectory = "trigger0"
 
     /// Removes the device: the sysfs directory and the FIFO, as an unplugged device vanishes.
     public func remove() {

@@ -20,6 +20,8 @@ extension ForceStage {
 
         @OptionGroup var source: DeviceOptions
 
+        @OptionGroup var triggerOptions: TriggerOptions
+
         @Option(name: .customLong("channel"), help: "A force channel to calibrate (repeat for several cells); default: the device's first buffered voltage input.")
         var channels: [String] = []
 
@@ -96,7 +98,7 @@ extension ForceStage {
                 return
             }
             let live: LiveScans
-            switch LiveScans.open(source, channels: channels, rate: rate) {
+            switch LiveScans.open(source, channels: channels, rate: rate, trigger: triggerOptions.trigger) {
             case .success(let s): live = s
             case .failure(let m): throw fail("calibrate", m.description)
             }

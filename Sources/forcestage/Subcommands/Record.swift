@@ -13,6 +13,8 @@ extension ForceStage {
 
         @OptionGroup var source: DeviceOptions
 
+        @OptionGroup var triggerOptions: TriggerOptions
+
         @Option(name: .shortAndLong, help: "The recording to write: STEM.json (STEM.iio goes beside it).")
         var output: String
 
@@ -45,7 +47,18 @@ extension ForceStage {
             }
             let ids = channels.isEmpty ? device.forceChannels.map { $0.id } : channels
             guard !ids.isEmpty else { throw fail("record", "\(device.displayName) has no buffered voltage input; pass --channel") }
-            guard let sampleRate = device.samplingFrequency ?? rate else {
+            let attachment: IIOTriggerAttachment?
+            switch triggerOptions.prepare(device) {
+            case .success(let a): attachment = a
+            case .failure(let m): throw fail("record", m.description)
+            }
+            defer { attachment?.restore() }
+            let triggerRate: Double?
+            switch TriggerOptions.scanRate(attachment, device, fallback: rate) {
+            case .success(let r): triggerRate = r
+            case .failure(let m): throw fail("record", m.description)
+            }
+            guard let sampleRate = triggerRate ?? device.samplingFrequency ?? rate else {
                 throw fail("record", "\(device.displayName) has no sampling_frequency attribute; pass --rate (e.g. 80 for an HX711 with RATE high)")
             }
             device.useMonotonicTimestamps()
@@ -67,6 +80,23 @@ extension ForceStage {
             let metadata = RecordingMetadata(deviceName: device.name ?? device.id, deviceLabel: device.label, sampleRateHz: sampleRate,
                                              timestampClock: clock, channels: recorded)
 
+            // The buffer lives only inside capture(), so it is disabled before the trigger is put back.
+            let (data, ending) = try capture(device, sampleRate: sampleRate)
+            let whole = data.count / stream.layout.scanSize * stream.layout.scanSize
+            do {
+                let recording = try Recording(metadata: metadata, scans: Array(data[0..<whole]))
+                try recording.write(to: URL(fileURLWithPath: output))
+            } catch {
+                throw fail("record", "cannot write \(output): \(error)")
+            }
+            let count = whole / stream.layout.scanSize
+            FileHandle.standardError.write(Data("forcestage record: \(count) scans written to \(output)\(Self.pacing(data, count: count, metadata: metadata, layout: stream.layout))\n".utf8))
+            if let ending { throw fail("record", "stopped early: \(ending)") }
+        }
+
+        /// Streams until the duration, a signal or (with --exit-on-timeout) a quiet device.
+        /// - Returns: the raw scans and, when the stream broke, why.
+        private func capture(_ device: IIODevice, sampleRate: Double) throws -> ([UInt8], String?) {
             let scans = scansPerRefill ?? IIOBuffer.defaultScansPerRefill(sampleRateHz: sampleRate)
             let buffer: IIOBuffer
             do { buffer = try IIOBuffer(device: device, scansPerRefill: scans) } catch {
@@ -76,6 +106,7 @@ extension ForceStage {
             if pollDriven { do { try buffer.setBlocking(false) } catch { pollDriven = false } }
             let stop = StopSignal { buffer.cancel() }
             var data = [UInt8]()
+            defer { stop.end() }
             let started = monotonicNow()
             let deadline = duration.map { started + Int64($0 * 1e9) }
             var ending: String?
@@ -97,15 +128,33 @@ extension ForceStage {
                     break loop
                 }
             }
-            let whole = data.count / stream.layout.scanSize * stream.layout.scanSize
-            do {
-                let recording = try Recording(metadata: metadata, scans: Array(data[0..<whole]))
-                try recording.write(to: URL(fileURLWithPath: output))
-            } catch {
-                throw fail("record", "cannot write \(output): \(error)")
+            return (data, ending)
+        }
+
+        /// ", observed R scans/s over S s, G gaps over 1.5 periods missing M scans (longest L ms)" from the
+        /// kernel's timestamps: how the trigger actually fired, and scans the kernel lost
+        /// (a full kfifo or a trigger that came while the last scan was handled).
+        static func pacing(_ data: [UInt8], count: Int, metadata: RecordingMetadata, layout: ScanLayout) -> String {
+            guard count >= 2, let ts = metadata.timestampChannel, let slot = layout.slot(forIndex: ts.index) else { return "" }
+            let stamps: [Int64] = data.withUnsafeBytes { raw in
+                (0..<count).map { layout[slot].format.decode(raw.baseAddress! + $0 * layout.scanSize + layout[slot].offset) }
             }
-            FileHandle.standardError.write(Data("forcestage record: \(whole / stream.layout.scanSize) scans written to \(output)\n".utf8))
-            if let ending { throw fail("record", "stopped early: \(ending)") }
+            let span = Double(stamps[count - 1] - stamps[0]) / 1e9
+            guard span > 0 else { return "" }
+            let period = 1e9 / metadata.sampleRateHz
+            var gaps = 0
+            var missing = 0
+            var longest: Int64 = 0
+            for i in 1..<count {
+                let d = stamps[i] - stamps[i - 1]
+                if Double(d) > 1.5 * period {
+                    gaps += 1
+                    missing += max(0, Int((Double(d) / period).rounded()) - 1)
+                }
+                longest = max(longest, d)
+            }
+            let rate = Double(count - 1) / span
+            return ", observed \((rate * 10).rounded() / 10) scans/s over \((span * 100).rounded() / 100) s, \(gaps) gaps over 1.5 periods missing \(missing) scans (longest \((Double(longest) / 1e4).rounded() / 100) ms)"
         }
     }
 }

@@ -30,6 +30,8 @@ extension ForceStage {
 
         @OptionGroup var source: DeviceOptions
 
+        @OptionGroup var triggerOptions: TriggerOptions
+
         @Option(help: "The panel's profile (TOML; see README). SIGHUP re-reads it.")
         var profile: String?
 
@@ -133,9 +135,25 @@ extension ForceStage {
             }
             let panel = try panelSource(for: first)
             let options = source
+            // --trigger: attached before the first buffer, again on every reopen, put back at exit.
+            let attachment: IIOTriggerAttachment?
+            switch triggerOptions.prepare(first) {
+            case .success(let a): attachment = a
+            case .failure(let m): throw fail("run", m.description)
+            }
+            defer { attachment?.restore() }
+            if let attachment { logger.info("trigger: \(attachment.actions.joined(separator: "; "))") }
             var config = ServiceConfiguration(uri: source.uri, open: {
-                options.open().mapError { ServiceOpenFailure(message: $0.message) }
+                options.open().mapError { ServiceOpenFailure(message: $0.message) }.flatMap { device in
+                    guard let attachment else { return .success(device) }
+                    do throws(IIOTriggerError) { try attachment.attach(to: device) } catch { return .failure(ServiceOpenFailure(message: error.description)) }
+                    return .success(device)
+                }
             }, source: panel)
+            switch TriggerOptions.scanRate(attachment, first, fallback: rate) {
+            case .success(let r): config.triggerRateHz = r
+            case .failure(let m): throw fail("run", m.description)
+            }
             config.scansPerRefill = scansPerRefill
             config.kernelBuffers = kernelBuffers
             config.rateHz = rate
@@ -151,12 +169,17 @@ extension ForceStage {
             config.environment = ProcessInfo.processInfo.environment
             config.hangupReloads = HangupPolicy.reloads(explicit: reloadOnHup, environment: config.environment, stdinIsTerminal: isatty(0) == 1)
 
+            // The service (and its buffer) ends inside serve(), before the deferred trigger restore.
+            let status = try Self.serve(config, logger: logger)
+            if status != 0 { throw ExitCode(status) }
+        }
+
+        private static func serve(_ config: ServiceConfiguration, logger: Logger) throws -> Int32 {
             let service = ForceService(configuration: config, logger: logger)
             do { try service.prepare() } catch {
                 throw fail("run", error.description, code: error.code)
             }
-            let status = service.run()
-            if status != 0 { throw ExitCode(status) }
+            return service.run()
         }
     }
 }

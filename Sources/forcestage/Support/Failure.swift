@@ -34,4 +34,12 @@ final class StopSignal: @unchecked Sendable {
             sources.append(s)
         }
     }
+
+    /// Stops listening (releasing the handler and what it holds) and restores the default actions.
+    func end() {
+        for s in sources { s.cancel() }
+        sources.removeAll()
+        signal(SIGINT, SIG_DFL)
+        signal(SIGTERM, SIG_DFL)
+    }
 }

@@ -30,10 +30,13 @@ final class LiveScans: @unchecked Sendable {
     private var buffer: IIOBuffer?
     private var firstDevice: IIODevice?
     private var thread: Thread?
+    /// The trigger `--trigger` attached; put back at ``stop()``, attached again after a reconnect.
+    private var trigger: IIOTriggerAttachment?
 
     /// Opens the device and enables `channelIDs` plus the timestamp.
     /// - Returns: the source, or a one-line message saying what to do.
-    static func open(_ options: DeviceOptions, channels requested: [String], rate: Double?) -> Result<LiveScans, CLIMessage> {
+    static func open(_ options: DeviceOptions, channels requested: [String], rate: Double?,
+                     trigger: String? = nil) -> Result<LiveScans, CLIMessage> {
         let device: IIODevice
         switch options.open() {
         case .success(let d): device = d
@@ -48,18 +51,30 @@ final class LiveScans: @unchecked Sendable {
         }
         let emulated = ProcessInfo.processInfo.environment[EmulatorEnvironment.recording]
             .flatMap { try? RecordingMetadata.load(URL(fileURLWithPath: $0)) }
-        guard let sampleRate = device.samplingFrequency ?? rate ?? emulated?.sampleRateHz else {
+        let attachment: IIOTriggerAttachment?
+        switch TriggerOptions.prepare(trigger, device) {
+        case .success(let a): attachment = a
+        case .failure(let m): return .failure(m)
+        }
+        let triggerRate: Double?
+        switch TriggerOptions.scanRate(attachment, device, fallback: rate) {
+        case .success(let r): triggerRate = r
+        case .failure(let m): attachment?.restore(); return .failure(m)
+        }
+        guard let sampleRate = triggerRate ?? device.samplingFrequency ?? rate ?? emulated?.sampleRateHz else {
+            attachment?.restore()
             return .failure(CLIMessage("\(device.displayName) has no sampling_frequency attribute; pass --rate (e.g. 80 for an HX711 with RATE high)"))
         }
         device.useMonotonicTimestamps()
         let stream: IIOStreamChannels
         do { stream = try device.enableChannels(ids, timestamp: true) } catch {
+            attachment?.restore()
             return .failure(CLIMessage("\(device.displayName): \(error)"))
         }
         var recorded: [RecordingChannel] = []
         for c in stream.channels {
             let role: ChannelRole = c.isTimestamp ? .timestamp : (ids.contains(c.id) ? .force : .other)
-            guard let format = try? c.format() else { return .failure(CLIMessage("\(device.displayName): channel \(c.id) has no readable format")) }
+            guard let format = try? c.format() else { attachment?.restore(); return .failure(CLIMessage("\(device.displayName): channel \(c.id) has no readable format")) }
             recorded.append(RecordingChannel(id: c.id, index: c.scanIndex, format: format,
                                              scale: c.isTimestamp ? nil : c.scale, offset: c.isTimestamp ? nil : c.offset, role: role))
         }
@@ -68,6 +83,7 @@ final class LiveScans: @unchecked Sendable {
         let scans = LiveScans(options: options, channelIDs: ids, stream: stream, metadata: metadata,
                               displayName: device.displayName, sampleRateHz: sampleRate)
         scans.firstDevice = device
+        scans.trigger = attachment
         return .success(scans)
     }
 
@@ -96,6 +112,18 @@ final class LiveScans: @unchecked Sendable {
         stopping = true
         buffer?.cancel()
         lock.broadcast()
+        lock.unlock()
+        thread.map { _ in waitForReader() }
+        trigger?.restore()
+    }
+
+    private var readerDone = false
+
+    /// Waits (up to 2 s) for the reading thread to leave, so the trigger is not put back under an enabled buffer.
+    private func waitForReader() {
+        lock.lock()
+        let deadline = Date().addingTimeInterval(2)
+        while !readerDone && Date() < deadline { _ = lock.wait(until: deadline) }
         lock.unlock()
     }
 
@@ -130,6 +158,12 @@ final class LiveScans: @unchecked Sendable {
     }
 
     private func readLoop() {
+        defer {
+            lock.lock()
+            readerDone = true
+            lock.broadcast()
+            lock.unlock()
+        }
         var device = firstDevice
         firstDevice = nil
         var backoffMs: UInt32 = 100
@@ -140,6 +174,7 @@ final class LiveScans: @unchecked Sendable {
                 usleep(backoffMs * 1000)
                 backoffMs = min(backoffMs * 2, 2000)
                 guard case .success(let d) = options.open() else { continue }
+                if let trigger { guard (try? trigger.attach(to: d)) != nil else { continue } }
                 guard let s = try? d.enableChannels(channelIDs, timestamp: true), s.layout == layout else { continue }
                 device = d
             }

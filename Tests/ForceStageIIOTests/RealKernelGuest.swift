@@ -1,0 +1,82 @@
+/// The checks the real-kernel suite runs inside ONE boot of the guest (each boot
+/// costs ~15-25 s under software emulation). Arguments: the forcestage binary.
+/// Everything lands in FORCESTAGE_KERNEL_OUT for the tests to compare with the
+/// emulator on the host. Every step logs one "== step" line with the guest's uptime.
+let realKernelGuestScript = #"""
+set -u
+FS=$1; O=$FORCESTAGE_KERNEL_OUT; D=$FORCESTAGE_IIO_DEVICE; B=$FORCESTAGE_I2C_BUS; F=$FORCESTAGE_KERNEL_FEEDER
+T=/sys/kernel/tracing; EV=$T/events/smbus/smbus_result
+step() { echo "== $1 at $(cut -d' ' -f1 /proc/uptime)s" >> "$O/steps.txt"; }
+waitbuf() { for k in $(seq 300); do [ "$(cat "$D/buffer/enable")" = "$1" ] && return 0; sleep 0.02; done; return 1; }
+state() { echo "enable=$(cat $D/buffer/enable) length=$(cat $D/buffer/length) watermark=$(cat $D/buffer/watermark) voltage0_en=$(cat $D/scan_elements/in_voltage0_en) timestamp_en=$(cat $D/scan_elements/in_timestamp_en) trigger=$(cat $D/trigger/current_trigger) conversion_hz=$(cat $D/in_voltage0_sampling_frequency)"; }
+
+step iio_info
+iio_info > "$O/iio_info.txt" 2>&1
+for f in "$D"/scan_elements/*; do echo "${f##*/}=$(cat "$f")"; done > "$O/scan_elements.txt"
+
+step no-trigger
+"$FS" record --device ads1015 --channel voltage0 --duration 1 -o "$O/notrigger.json" > "$O/notrigger.out" 2>&1
+echo $? > "$O/notrigger.rc"
+
+step lockstep
+state > "$O/sequence-before.txt"
+"$FS" record --device ads1015 --channel voltage0 --trigger sysfs --rate 860 --timeout-ms 3000 --exit-on-timeout \
+    -o "$O/lockstep.json" > "$O/lockstep.out" 2>&1 &
+P=$!
+waitbuf 1 && state > "$O/sequence-during.txt"
+python3 "$F" lockstep "$O/values.txt" 2> "$O/lockstep.feed"
+wait $P; echo $? > "$O/lockstep.rc"
+state > "$O/sequence-after.txt"
+
+step scan-layout
+for chans in "voltage0" "voltage0 timestamp"; do
+    tag=$(echo "$chans" | tr ' ' '-')
+    echo sysfstrig0 > "$D/trigger/current_trigger"
+    timeout 60 iio_readdev -T 5000 -b 4 -s 8 ads1015 $chans > "$O/layout-$tag.bin" 2> "$O/layout-$tag.err" &
+    P=$!
+    waitbuf 1; python3 "$F" lockstep "$O/layout-values.txt" 2>> "$O/layout.feed"; wait $P
+    waitbuf 0
+    echo > "$D/trigger/current_trigger"
+done
+
+step run-press
+"$FS" run --device ads1015 --calibration "$O/test-panel.json" --trigger sysfs --rate 250 --exit-on-timeout --timeout-ms 3000 \
+    > "$O/run-press.events" 2> "$O/run-press.err" &
+P=$!
+waitbuf 1; python3 "$F" lockstep "$O/press-values.txt" 2> "$O/run-press.feed"
+wait $P; echo $? > "$O/run-press.rc"
+
+step removal
+python3 "$F" set 8000
+"$FS" run --device ads1015 --calibration "$O/test-panel.json" --trigger hrtimer:250 --timeout-ms 300 --timeouts-before-lost 1 \
+    > "$O/removal.events" 2> "$O/removal.err" &
+P=$!
+waitbuf 1; sleep 1.5
+echo 0x48 > "/sys/bus/i2c/devices/i2c-$B/delete_device"
+sleep 1.5
+echo ads1115 0x48 > "/sys/bus/i2c/devices/i2c-$B/new_device"
+for k in $(seq 100); do [ -e "$D/buffer/enable" ] && break; sleep 0.05; done
+python3 "$F" set 100; waitbuf 1; sleep 1.5
+python3 "$F" set 8000; sleep 1; python3 "$F" set 100; sleep 1
+kill -TERM $P; wait $P; echo $? > "$O/removal.rc"
+state > "$O/removal-after.txt"
+ls /sys/kernel/config/iio/triggers/hrtimer > "$O/removal-hrtimers.txt"
+
+step hrtimer
+echo "adapter_nr == $B && addr == 0x48 && read_write == 1 && command == 0" > "$EV/filter"
+echo mono > "$T/trace_clock"; echo 4096 > "$T/buffer_size_kb"; echo > "$T/trace"; echo 1 > "$EV/enable"
+python3 "$F" ramp 8 &
+R=$!
+"$FS" record --device ads1015 --channel voltage0 --trigger hrtimer:860 --duration 3 -o "$O/hrtimer.json" > "$O/hrtimer.out" 2>&1
+echo $? > "$O/hrtimer.rc"
+echo 0 > "$EV/enable"
+kill $R 2>/dev/null; wait $R 2>/dev/null
+grep 'smbus_result' "$T/trace" > "$O/hrtimer-trace.txt"
+grep -c 'smbus_result' "$O/hrtimer-trace.txt" > "$O/hrtimer-kernel-reads.txt"
+state > "$O/hrtimer-after.txt"
+ls /sys/kernel/config/iio/triggers/hrtimer > "$O/hrtimer-left.txt"
+
+step end
+dmesg | grep -cE 'WARNING:|BUG:|Oops' > "$O/kernel-warnings.txt"
+exit 0
+"""#
