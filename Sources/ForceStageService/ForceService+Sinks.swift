@@ -56,6 +56,11 @@ extension ForceService {
 
     /// One event out to every sink; its latency measured once it has left.
     func deliver(_ se: ServiceEvent, _ sink: inout SinkState, _ lastBudgetLog: inout Int64) {
+        // The tap and the input event first: they are what a person feels and an application acts on.
+        if let haptics, se.event.kind == .pop || (se.event.kind == .peek && haptics.settings.onPeek) {
+            if haptics.play() != nil, se.arrivalNs > 0 { sink.haptic.record(monotonicNanoseconds() &- se.arrivalNs) }
+        }
+        uinput?.send(se.event)
         let line = eventJSON(se.event, sampleRateHz: sampleRateHz).rendered() + "\n"
         if configuration.stdoutSink && !sink.stdoutBroken {
             if !writeAll(1, line) {
@@ -190,6 +195,18 @@ extension ForceService {
             ("clients", .int(Int64(server?.clients.count ?? 0))),
             ("clientDrops", .int(server?.totalDrops ?? 0)),
         ]
+        if let uinput {
+            fields.append(("uinput", .object([
+                ("name", .string(uinput.name)), ("device", uinput.eventNode.map { .string($0) } ?? .null),
+                ("writeFailures", .int(uinput.writeFailures)),
+            ])))
+        }
+        if let haptics {
+            // Beside latencyMs: scan arrival to the actuator's write returning, same clock as hostLatencyMs.
+            fields.append(("hapticDelayMs", lat(sink.haptic)))
+            fields.append(("hapticDevice", .string(haptics.path)))
+            fields.append(("hapticFailures", .int(haptics.playFailures)))
+        }
         if final { fields.append(("final", .bool(true))) }
         return JSON.object([("status", .object(fields))]).rendered()
     }
@@ -199,6 +216,7 @@ extension ForceService {
 struct SinkState {
     var pressToEvent = LatencyStats()
     var host = LatencyStats()
+    var haptic = LatencyStats(window: 1024)
     var delivered: Int64 = 0
     var stdoutBroken = false
     var readySent = false

@@ -68,6 +68,12 @@ extension ForceStage {
         @Option(help: "Log level on standard error: trace, debug, info, notice, warning, error, critical.")
         var logLevel: Logger.Level = .info
 
+        @Flag(help: "Also be a virtual input device (/dev/uinput): BTN_TOUCH while pressed, ABS_PRESSURE, and the profile's [uinput] keys (default: pop = BTN_LEFT).")
+        var uinput = false
+
+        @Option(help: ArgumentHelp("Play the profile's [haptics] effect N times, print the delay distribution and exit (no sensor needed).", valueName: "N"))
+        var hapticsTest: Int?
+
         func validate() throws {
             if let s = scansPerRefill, s < 1 { throw ValidationError("--scans-per-refill must be at least 1") }
             if kernelBuffers < 1 { throw ValidationError("--kernel-buffers must be at least 1") }
@@ -76,6 +82,10 @@ extension ForceStage {
             if clientQueue < 1 { throw ValidationError("--client-queue must be at least 1") }
             if profile != nil && calibration != nil { throw ValidationError("give --profile or --calibration, not both") }
             if noStdout && socket == nil { throw ValidationError("--no-stdout needs --socket, or events would go nowhere") }
+            if let n = hapticsTest {
+                guard (1...10_000).contains(n) else { throw ValidationError("--haptics-test must be 1 to 10000 taps") }
+                guard profile != nil else { throw ValidationError("--haptics-test needs --profile, whose [haptics] names the actuator") }
+            }
         }
 
         /// The calibration: --profile, --calibration, else the emulated recording if it matches the device.
@@ -114,6 +124,7 @@ extension ForceStage {
                 return handler
             }
             let logger = Logger(label: "forcestage.run")
+            if let n = hapticsTest, let profile { return try runHapticsTest(profile: profile, taps: n) }
 
             let first: IIODevice
             switch source.open() {
@@ -137,6 +148,7 @@ extension ForceStage {
             config.socketPath = socket
             config.clientQueue = clientQueue
             config.environment = ProcessInfo.processInfo.environment
+            config.uinput = uinput
 
             let service = ForceService(configuration: config, logger: logger)
             do { try service.prepare() } catch {
