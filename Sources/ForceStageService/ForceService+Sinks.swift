@@ -46,6 +46,7 @@ extension ForceService {
                 server.reap()
             }
             tellSystemd(&sink)
+            writeMetricsIfDue(&sink, force: ending)
             if ending {
                 let final = statusJSON(sink, final: true)
                 server?.shutdown(finalLine: final + "\n", seconds: 1)
@@ -223,6 +224,8 @@ struct SinkState {
     var lastHealth = ServiceHealth.starting
     var nextWatchdog: Int64 = 0
     var watchdogScans: Int64 = 0
+    var nextMetrics: Int64 = 0
+    var metricsFailed = false
 }
 
 /// Writes every byte of `text` to `fd`, retrying short writes; `false` on error.

@@ -126,7 +126,7 @@ public final class ForceService: @unchecked Sendable {
                 throw ServiceStartError(error.description)
             }
         }
-        do { try openOutputs(source) } catch {
+        do { try checkMetricsFile(); try openOutputs(source) } catch {
             server?.close()
             throw error
         }

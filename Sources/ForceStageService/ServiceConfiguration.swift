@@ -102,6 +102,10 @@ public struct ServiceConfiguration: Sendable {
     public var uinput = false
     /// The uinput control node.
     public var uinputPath = "/dev/uinput"
+    /// Prometheus text-format metrics written here (atomically) every ``metricsIntervalMs``.
+    public var metricsFile: String?
+    /// How often the metrics file is rewritten, ms.
+    public var metricsIntervalMs = 10_000
     /// The environment (systemd's NOTIFY_SOCKET and WATCHDOG_USEC).
     public var environment: [String: String] = [:]
 

@@ -68,6 +68,12 @@ extension ForceStage {
         @Option(help: "Log level on standard error: trace, debug, info, notice, warning, error, critical.")
         var logLevel: Logger.Level = .info
 
+        @Option(help: "Write Prometheus text-format metrics to this .prom file (atomically) every --metrics-interval seconds, for node_exporter's textfile collector.")
+        var metricsFile: String?
+
+        @Option(help: "Seconds between metrics file writes.")
+        var metricsInterval: Double = 10
+
         @Flag(help: "Also be a virtual input device (/dev/uinput): BTN_TOUCH while pressed, ABS_PRESSURE, and the profile's [uinput] keys (default: pop = BTN_LEFT).")
         var uinput = false
 
@@ -82,6 +88,7 @@ extension ForceStage {
             if clientQueue < 1 { throw ValidationError("--client-queue must be at least 1") }
             if profile != nil && calibration != nil { throw ValidationError("give --profile or --calibration, not both") }
             if noStdout && socket == nil { throw ValidationError("--no-stdout needs --socket, or events would go nowhere") }
+            if !(metricsInterval >= 0.1 && metricsInterval <= 3600) { throw ValidationError("--metrics-interval must be 0.1 to 3600 seconds") }
             if let n = hapticsTest {
                 guard (1...10_000).contains(n) else { throw ValidationError("--haptics-test must be 1 to 10000 taps") }
                 guard profile != nil else { throw ValidationError("--haptics-test needs --profile, whose [haptics] names the actuator") }
@@ -149,6 +156,8 @@ extension ForceStage {
             config.clientQueue = clientQueue
             config.environment = ProcessInfo.processInfo.environment
             config.uinput = uinput
+            config.metricsFile = metricsFile
+            config.metricsIntervalMs = Int(metricsInterval * 1000)
 
             let service = ForceService(configuration: config, logger: logger)
             do { try service.prepare() } catch {

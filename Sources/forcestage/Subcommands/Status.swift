@@ -14,12 +14,24 @@ extension ForceStage {
         @Flag(help: "Print the status as one JSON line.")
         var json = false
 
+        @Flag(help: "Print the status as Prometheus text-format metrics.")
+        var prometheus = false
+
+        func validate() throws {
+            if json && prometheus { throw ValidationError("give --json or --prometheus, not both") }
+        }
+
         func run() throws {
             let line: String
             do { line = try StatusClient.fetch(socketPath: socket) } catch {
                 throw fail("status", error.description)
             }
-            print(json ? line : StatusClient.humanReadable(line))
+            if prometheus {
+                guard let text = PrometheusMetrics.render(statusLine: line) else { throw fail("status", "the reply from \(socket) is not a status line") }
+                print(text, terminator: "")
+            } else {
+                print(json ? line : StatusClient.humanReadable(line))
+            }
         }
     }
 }
