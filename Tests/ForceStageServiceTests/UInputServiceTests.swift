@@ -137,3 +137,80 @@ final class EvdevReader {
         }
     }
 }
+
+/// `run --haptics-test` against a force-feedback device the test itself drives through
+/// uinput: the test answers the effect upload, counts the plays the kernel forwards,
+/// and checks the effect ForceStage uploaded. Needs /dev/uinput (the QEMU kernel harness).
+@Suite("haptics through a uinput force-feedback device", .enabled(if: uinputPresent && forcestage != nil,
+       "this kernel has no /dev/uinput (the QEMU kernel harness runs this); no actuator on this machine either"))
+struct HapticsUInputTests {
+    @Test("5 taps: one FF_RUMBLE upload of 20 ms, 5 EV_FF plays, the effect erased at exit, the delay printed")
+    func fiveTaps() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let fd = open("/dev/uinput", O_RDWR | O_NONBLOCK | O_CLOEXEC)
+        try #require(fd >= 0)
+        defer { close(fd) }
+        func iow(_ nr: UInt, _ size: Int) -> UInt { (1 << 30) | (UInt(size) << 16) | (0x55 << 8) | nr }
+        func iowr(_ nr: UInt, _ size: Int) -> UInt { (3 << 30) | (UInt(size) << 16) | (0x55 << 8) | nr }
+        #expect(ioctl(fd, iow(100, 4), Int32(0x15)) == 0)          // UI_SET_EVBIT EV_FF
+        #expect(ioctl(fd, iow(107, 4), Int32(0x50)) == 0)          // UI_SET_FFBIT FF_RUMBLE
+        var setup = [UInt8](repeating: 0, count: 92)
+        setup[0] = 0x06
+        for (i, b) in "forcestage-test-actuator".utf8.enumerated() { setup[8 + i] = b }
+        setup[88] = 4                                               // ff_effects_max
+        #expect(setup.withUnsafeMutableBytes { ioctl(fd, iow(3, 92), $0.baseAddress!) } == 0)
+        #expect(ioctl(fd, UInt(0x5501)) == 0)                       // UI_DEV_CREATE
+        defer { _ = ioctl(fd, UInt(0x5502)) }
+        var sys = [UInt8](repeating: 0, count: 64)
+        #expect(sys.withUnsafeMutableBytes { ioctl(fd, (2 << 30) | (64 << 16) | (0x55 << 8) | 44, $0.baseAddress!) } >= 0)
+        let sysname = String(decoding: sys.prefix { $0 != 0 }, as: UTF8.self)
+        var node: String?
+        #expect(waitUntil(5) {
+            node = (try? FileManager.default.contentsOfDirectory(atPath: "/sys/devices/virtual/input/\(sysname)"))?
+                .first { $0.hasPrefix("event") }.map { "/dev/input/\($0)" }
+            return node.map { FileManager.default.fileExists(atPath: $0) } ?? false
+        })
+        let device = try #require(node)
+        let profile = dir.appendingPathComponent("panel.toml")
+        try profileText(peek: 1, pop: 2.5, extra: "[haptics]\ndevice = \"\(device)\"\nduration_ms = 20")
+            .write(to: profile, atomically: true, encoding: .utf8)
+        let child = try Running([forcestage ?? "", "run", "--profile", profile.path, "--haptics-test", "5"], in: dir)
+        defer { if child.process.isRunning { kill(child.process.processIdentifier, SIGKILL) } }
+        var uploads: [[UInt8]] = [], plays = 0, erases = 0
+        let deadline = Date().addingTimeInterval(20)
+        while (child.process.isRunning || plays < 5) && Date() < deadline {
+            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&p, 1, 100) > 0 else { continue }
+            var buf = [UInt8](repeating: 0, count: 24)
+            guard buf.withUnsafeMutableBytes({ read(fd, $0.baseAddress!, 24) }) == 24 else { continue }
+            let type = UInt16(buf[16]) | UInt16(buf[17]) << 8, code = UInt16(buf[18]) | UInt16(buf[19]) << 8
+            let value = Int32(bitPattern: UInt32(buf[20]) | UInt32(buf[21]) << 8 | UInt32(buf[22]) << 16 | UInt32(buf[23]) << 24)
+            if type == 0x15 && value == 1 { plays += 1 }
+            if type == 0x0101 && code == 1 {                        // EV_UINPUT UI_FF_UPLOAD
+                var up = [UInt8](repeating: 0, count: 104)           // struct uinput_ff_upload
+                withUnsafeBytes(of: UInt32(bitPattern: value)) { for i in 0..<4 { up[i] = $0[i] } }
+                #expect(up.withUnsafeMutableBytes { ioctl(fd, iowr(200, 104), $0.baseAddress!) } == 0)
+                uploads.append(Array(up[8..<56]))
+                up[4...7] = [0, 0, 0, 0]                             // retval 0
+                #expect(up.withUnsafeMutableBytes { ioctl(fd, iow(201, 104), $0.baseAddress!) } == 0)
+            }
+            if type == 0x0101 && code == 2 {                        // UI_FF_ERASE
+                var er = [UInt8](repeating: 0, count: 12)
+                withUnsafeBytes(of: UInt32(bitPattern: value)) { for i in 0..<4 { er[i] = $0[i] } }
+                #expect(er.withUnsafeMutableBytes { ioctl(fd, iowr(202, 12), $0.baseAddress!) } == 0)
+                er[4...7] = [0, 0, 0, 0]
+                #expect(er.withUnsafeMutableBytes { ioctl(fd, iow(203, 12), $0.baseAddress!) } == 0)
+                erases += 1
+            }
+        }
+        #expect(child.wait(timeout: 10) == 0, "\(child.stderr)")
+        #expect(uploads.count == 1 && plays == 5 && erases == 1, "uploads \(uploads.count), plays \(plays), erases \(erases)")
+        if let e = uploads.first {
+            #expect(UInt16(e[0]) | UInt16(e[1]) << 8 == 0x50, "FF_RUMBLE")
+            #expect(UInt16(e[10]) | UInt16(e[11]) << 8 == 20, "replay.length 20 ms")
+            #expect((UInt16(e[16]) | UInt16(e[17]) << 8) > 0, "a strong magnitude")
+        }
+        #expect(child.stdout.contains("5 taps, 0 failed") && child.stdout.contains("delay (call to write returning), ms: p50"), "\(child.stdout)")
+    }
+}

@@ -84,5 +84,5 @@ install -m 0755 hardware/debian/postrm "$stage/DEBIAN/postrm"
 
 mkdir -p "$out"
 deb="$out/forcestage_${version}_${arch}.deb"
-dpkg-deb --root-owner-group -Zxz --build "$stage" "$deb" >/dev/null
+dpkg-deb --root-owner-group -Zgzip --build "$stage" "$deb" >/dev/null
 echo "built $deb ($(du -k "$deb" | cut -f1) kB; Depends: $depends)"
