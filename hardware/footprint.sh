@@ -15,14 +15,15 @@ cp "$bin" "$work/stripped" && strip "$work/stripped"
 echo "binary $bin: $(stat -c %s "$bin") bytes, stripped $(stat -c %s "$work/stripped") bytes, $(ldd "$bin" | wc -l) shared libraries (ldd lines)"
 "$bin" synth --panel fsr-ads1115 --seed 1 --duration $((seconds + 30)) -o "$work/fsr.json" >/dev/null
 
-# Samples one process (the first descendant of $1 whose command line matches $2) after a settling time:
+# Samples one process (the one whose command line starts with $2) after a settling time:
 # VmRSS at the end, CPU percent over the window (utime+stime ticks / wall).
 measure() {
     top=$1 pattern=$2 label=$3
     sleep 5
     pid=""
     for _ in $(seq 50); do
-        pid=$(ps -eo pid=,args= --forest | awk -v p="$pattern" '$0 ~ p && !/awk/ {print $1; exit}')
+        # The command itself, not the emulator whose arguments contain it.
+        pid=$(ps -eo pid=,args= | awk -v p="$pattern" '{id = $1; $1 = ""; sub(/^ +/, ""); if (index($0, p) == 1) {print id; exit}}')
         [ -n "$pid" ] && break
         sleep 0.2
     done
