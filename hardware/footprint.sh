@@ -42,5 +42,5 @@ measure() {
 measure $! "$bin run --exit-on-timeout" "forcestage run" || cat "$work/run.err"
 wait 2>/dev/null || true
 "$bin" emulate --sensor ads1115 "$work/fsr.json" -- iio_readdev -u local: -b 4 ads1015 >/dev/null 2>"$work/readdev.err" &
-measure $! "iio_readdev -u local:" "iio_readdev -b 4" || cat "$work/readdev.err"
+measure $! "$(command -v iio_readdev) -u local:" "iio_readdev -b 4" || cat "$work/readdev.err"
 wait 2>/dev/null || true
