@@ -5,6 +5,8 @@ let package = Package(
     name: "forcestage",
     products: [
         .executable(name: "forcestage", targets: ["forcestage"]),
+        // The benchmark harness: its own program, so the shipped forcestage never links malloc-interposer.
+        .executable(name: "forcestage-bench", targets: ["forcestage-bench"]),
         .library(name: "ForceStageCore", targets: ["ForceStageCore"]),
         .library(name: "ForceStageHost", targets: ["ForceStageHost"]),
         .library(name: "ForceStageIIO", targets: ["ForceStageIIO"]),
@@ -13,7 +15,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        // Counts malloc calls, so tests and `forcestage bench` can show the per-scan path allocates nothing.
+        // Counts malloc calls, so tests and `forcestage-bench` can show the per-scan path allocates nothing.
         .package(url: "https://github.com/ordo-one/malloc-interposer", from: "1.6.1"),
         // Structured logging for the long-lived service.
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -46,7 +48,7 @@ let package = Package(
             dependencies: ["ForceStageCore", "ForceStageHost"],
             path: "hardware/emulator"
         ),
-        // The measured loops and baselines, shared by `forcestage bench` and Benchmarks/.
+        // The measured loops and baselines, shared by `forcestage-bench` and Benchmarks/.
         .target(
             name: "ForceStageBench",
             dependencies: [
@@ -69,9 +71,16 @@ let package = Package(
                 "ForceStageHost",
                 "ForceStageIIO",
                 "ForceStageEmulator",
-                "ForceStageBench",
                 "ForceStageService",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // `forcestage-bench`: the only program that links ForceStageBench (and so malloc-interposer).
+        .executableTarget(
+            name: "forcestage-bench",
+            dependencies: [
+                "ForceStageCore", "ForceStageHost", "ForceStageBench",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

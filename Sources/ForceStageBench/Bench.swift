@@ -3,7 +3,7 @@ import ForceStageHost
 import Foundation
 import MallocInterposerSwift
 
-/// The loops `forcestage bench` and the benchmark package measure.
+/// The loops `forcestage-bench` and the benchmark package measure.
 public enum Kernel: String, CaseIterable, Sendable {
     /// Decode, calibrate, health checks and classify, batched (block fast path).
     case decodeClassify = "decode+classify"
@@ -92,7 +92,7 @@ public struct LatencySummary: Sendable {
     }
 }
 
-/// Everything `forcestage bench` reports for one recording.
+/// Everything `forcestage-bench` reports for one recording.
 public struct WorkloadReport: Sendable {
     public var name: String
     public var scans: Int

@@ -17,6 +17,10 @@ public struct Profile: Sendable {
     public var settings: ClassifierSettings
     /// The stated press-to-event budget, ms.
     public var budgetMilliseconds: Double?
+    /// `[uinput]`: the keys and pressure scale of `run --uinput` (`nil`: the defaults).
+    public var uinput: UInputSettings?
+    /// `[haptics]`: the actuator a pop (and optionally a peek) taps (`nil`: none).
+    public var haptics: HapticsSettings?
     /// Where it was read from.
     public var file: String
 
@@ -134,7 +138,7 @@ struct ProfileReader {
     }
 
     mutating func read(_ doc: TOMLDocument) throws(InputError) -> Profile {
-        let known = ["match", "levels", "debounce", "baseline", "health", "latency"]
+        let known = ["match", "levels", "debounce", "baseline", "health", "latency", "uinput", "haptics"]
         for t in doc.tables where !known.contains(t.name) {
             throw fail("[\(t.name)]", t.line, "is not a profile table", "tables are \(known.map { "[\($0)]" }.joined(separator: ", ")) and [[channel]]")
         }
@@ -289,7 +293,91 @@ struct ProfileReader {
         do { try settings.validate() } catch {
             throw fail("levels", levels?.line, error.message, "fix the profile")
         }
-        return Profile(name: name, matchName: matchName, matchLabel: matchLabel, channels: channels, settings: settings,
-                       budgetMilliseconds: budget, file: file)
+        var profile = Profile(name: name, matchName: matchName, matchLabel: matchLabel, channels: channels, settings: settings,
+                              budgetMilliseconds: budget, file: file)
+        profile.uinput = try readUInput(doc.table("uinput"))
+        profile.haptics = try readHaptics(doc.table("haptics"))
+        return profile
+    }
+
+    /// `[uinput]`: key names from ``InputCodes/keyNames`` (or a number up to KEY_MAX), each used once.
+    func readUInput(_ t: TOMLTable?) throws(InputError) -> UInputSettings? {
+        guard let t else { return nil }
+        try unknownKeys(t, allowed: ["name", "peek", "pop", "hold", "max_newtons", "fuzz_newtons"], prefix: "uinput")
+        var u = UInputSettings()
+        if let name = try string(t, "name", "uinput.name") {
+            guard !name.isEmpty, name.utf8.count < 80, !name.contains(where: { $0.isNewline }) else {
+                throw fail("uinput.name", t["name"]?.line, "must be 1 to 79 bytes on one line", "write e.g. name = \"Kiosk force panel\"")
+            }
+            u.name = name
+        }
+        func key(_ k: String) throws(InputError) -> UInt16?? {
+            guard let (v, line) = t[k] else { return .none }
+            let known = "e.g. KEY_ENTER, BTN_LEFT, or \"none\"; known names: \(InputCodes.keyNames.map(\.name).joined(separator: " "))"
+            switch v {
+            case .string(let name):
+                if name.lowercased() == "none" { return .some(nil) }
+                guard let code = InputCodes.code(named: name) else {
+                    throw fail("uinput.\(k)", line, "\"\(name)\" is not a key name ForceStage knows", known)
+                }
+                return .some(code)
+            case .integer(let n):
+                guard n > 0, n <= Int64(InputCodes.keyMax), n != Int64(InputCodes.btnTouch) else {
+                    throw fail("uinput.\(k)", line, "key code \(n) is out of range", "use 1 to \(InputCodes.keyMax) (not BTN_TOUCH, which ForceStage sends itself), or a name: \(known)")
+                }
+                return .some(UInt16(n))
+            default:
+                throw fail("uinput.\(k)", line, "must be a key name or code", known)
+            }
+        }
+        if let v = try key("peek") { u.peek = v }
+        if let v = try key("pop") { u.pop = v }
+        if let v = try key("hold") { u.hold = v }
+        // The default pop key gives way to a peek or hold that names it (peek = "BTN_LEFT" alone works).
+        if t["pop"] == nil, let p = u.pop, p == u.peek || p == u.hold { u.pop = nil }
+        let used = [("peek", u.peek), ("pop", u.pop), ("hold", u.hold)].compactMap { k, c in c.map { (k, $0) } }
+        for (i, a) in used.enumerated() {
+            for b in used[(i + 1)...] where a.1 == b.1 {
+                throw fail("uinput.\(b.0)", t[b.0]?.line, "presses \(InputCodes.name(of: b.1)), as uinput.\(a.0) does",
+                           "give each gesture its own key, or \"none\"")
+            }
+        }
+        u.maxNewtons = try positive(t, "max_newtons", "uinput.max_newtons", allowZero: false)
+        u.fuzzNewtons = try positive(t, "fuzz_newtons", "uinput.fuzz_newtons")
+        if let m = u.maxNewtons, m > 10_000 {
+            throw fail("uinput.max_newtons", t["max_newtons"]?.line, "is above 10000 N", "use the panel's full-scale force")
+        }
+        return u
+    }
+
+    /// `[haptics]`: the evdev force-feedback device and the tap.
+    func readHaptics(_ t: TOMLTable?) throws(InputError) -> HapticsSettings? {
+        guard let t else { return nil }
+        try unknownKeys(t, allowed: ["device", "effect", "peek", "duration_ms", "strength", "period_ms"], prefix: "haptics")
+        guard let device = try string(t, "device", "haptics.device"), device.hasPrefix("/") else {
+            throw fail("haptics.device", t["device"]?.line ?? t.line, "missing or not an absolute path",
+                       "name the actuator's evdev node, e.g. device = \"/dev/input/by-path/platform-haptic-event\"")
+        }
+        var h = HapticsSettings(device: device)
+        if let e = try string(t, "effect", "haptics.effect") {
+            guard let effect = HapticsSettings.Effect(rawValue: e) else {
+                throw fail("haptics.effect", t["effect"]?.line, "\"\(e)\" is not an effect", "use rumble (FF_RUMBLE) or periodic (FF_PERIODIC sine)")
+            }
+            h.effect = effect
+        }
+        if let v = try bool(t, "peek", "haptics.peek") { h.onPeek = v }
+        if let v = try positive(t, "duration_ms", "haptics.duration_ms", allowZero: false) {
+            guard v <= 1000 else { throw fail("haptics.duration_ms", t["duration_ms"]?.line, "is above 1000 ms", "a tap is 5 to 50 ms") }
+            h.durationMs = UInt16(max(1, v.rounded()))
+        }
+        if let v = try positive(t, "period_ms", "haptics.period_ms", allowZero: false) {
+            guard v <= 1000 else { throw fail("haptics.period_ms", t["period_ms"]?.line, "is above 1000 ms", "a sine of 2 to 10 ms suits most actuators") }
+            h.periodMs = UInt16(max(1, v.rounded()))
+        }
+        if let v = try positive(t, "strength", "haptics.strength") {
+            guard v <= 1 else { throw fail("haptics.strength", t["strength"]?.line, "must be 0 to 1", "1 is the actuator's full magnitude") }
+            h.strength = v
+        }
+        return h
     }
 }

@@ -47,6 +47,7 @@ extension ForceService {
                 server.reap()
             }
             tellSystemd(&sink)
+            writeMetricsIfDue(&sink, force: ending)
             if ending {
                 let final = statusJSON(sink, final: true)
                 server?.shutdown(finalLine: final + "\n", seconds: 1)
@@ -57,6 +58,11 @@ extension ForceService {
 
     /// One event out to every sink; its latency measured once it has left.
     func deliver(_ se: ServiceEvent, _ sink: inout SinkState, _ lastBudgetLog: inout Int64) {
+        // The tap and the input event first: they are what a person feels and an application acts on.
+        if let haptics, se.event.kind == .pop || (se.event.kind == .peek && haptics.settings.onPeek) {
+            if haptics.play() != nil, se.arrivalNs > 0 { sink.haptic.record(monotonicNanoseconds() &- se.arrivalNs) }
+        }
+        uinput?.send(se.event)
         let line = eventJSON(se.event, sampleRateHz: sampleRateHz).rendered() + "\n"
         if configuration.stdoutSink && !sink.stdoutBroken {
             if !writeAll(1, line) {
@@ -206,6 +212,18 @@ extension ForceService {
             ("clientsRefused", .int(server?.refused ?? 0)),
             ("maxClients", .int(Int64(server?.maxClients ?? configuration.maxClients))),
         ]
+        if let uinput {
+            fields.append(("uinput", .object([
+                ("name", .string(uinput.name)), ("device", uinput.eventNode.map { .string($0) } ?? .null),
+                ("writeFailures", .int(uinput.writeFailures)),
+            ])))
+        }
+        if let haptics {
+            // Beside latencyMs: scan arrival to the actuator's write returning, same clock as hostLatencyMs.
+            fields.append(("hapticDelayMs", lat(sink.haptic)))
+            fields.append(("hapticDevice", .string(haptics.path)))
+            fields.append(("hapticFailures", .int(haptics.playFailures)))
+        }
         if final { fields.append(("final", .bool(true))) }
         return JSON.object([("status", .object(fields))]).rendered()
     }
@@ -215,12 +233,15 @@ extension ForceService {
 struct SinkState {
     var pressToEvent = LatencyStats()
     var host = LatencyStats()
+    var haptic = LatencyStats(window: 1024)
     var delivered: Int64 = 0
     var stdoutBroken = false
     var readySent = false
     var lastHealth = ServiceHealth.starting
     var nextWatchdog: Int64 = 0
     var watchdogScans: Int64 = 0
+    var nextMetrics: Int64 = 0
+    var metricsFailed = false
 }
 
 /// Writes every byte of `text` to `fd`, retrying short writes; `false` on error.

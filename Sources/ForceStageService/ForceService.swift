@@ -41,6 +41,10 @@ public final class ForceService: @unchecked Sendable {
     let readerWake = Wakeup()
     let sinkWake = Wakeup()
     var server: EventServer?
+    /// `--uinput`: the virtual input device events go to.
+    var uinput: UInputDevice?
+    /// `[haptics]`: the actuator a pop (and optionally a peek) taps.
+    var haptics: HapticActuator?
     var notifier: SystemdNotifier
     /// Whether the device stamps scans on CLOCK_MONOTONIC (`current_timestamp_clock`).
     var monotonicStamps = false
@@ -121,9 +125,14 @@ public final class ForceService: @unchecked Sendable {
                 throw ServiceStartError(error.description)
             }
         }
+        do { try checkMetricsFile(); try openOutputs(source) } catch {
+            server?.close()
+            throw error
+        }
         monotonicStamps = dev.useMonotonicTimestamps()
         do { firstBuffer = try IIOBuffer(device: dev, scansPerRefill: scansPerRefill, kernelBuffers: configuration.kernelBuffers) } catch {
             server?.close()
+            closeOutputs()
             let hint = error.code == EBUSY ? "another process streams from it; stop it first" :
                 "check that the service's group may write the device's buffer/ and scan_elements/ attributes (hardware/udev)"
             throw ServiceStartError("cannot stream from \(dev.displayName): \(error); \(hint)")
@@ -212,6 +221,7 @@ public final class ForceService: @unchecked Sendable {
         readerDone.wait()
         classifierDone.wait()
         server?.close()
+        closeOutputs()
         notifier.notify("STOPPING=1")
         logger.info("service stopped", metadata: statusMetadata())
         return 0

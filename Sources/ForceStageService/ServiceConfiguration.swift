@@ -20,6 +20,10 @@ public struct PanelSource: Sendable {
     public var budgetMs: Double?
     /// The source's own sample rate (a calibration recording's), used when the device states none.
     public var sampleRateHz: Double?
+    /// The profile's `[uinput]` key map (`nil`: the defaults).
+    public var uinput: UInputSettings?
+    /// The profile's `[haptics]` actuator (`nil`: none).
+    public var haptics: HapticsSettings?
 
     /// A source from a profile.
     public init(profile: Profile) {
@@ -30,6 +34,8 @@ public struct PanelSource: Sendable {
         forceCalibration = profile.channels
         settings = profile.settings
         budgetMs = profile.budgetMilliseconds
+        uinput = profile.uinput
+        haptics = profile.haptics
     }
 
     /// A source from a calibration recording's metadata.
@@ -99,6 +105,14 @@ public struct ServiceConfiguration: Sendable {
     public var scanRingCapacity = 4096
     /// Events the classifier may be ahead of the sinks.
     public var eventRingCapacity = 1024
+    /// Create a virtual input device through ``uinputPath`` and send every gesture to it.
+    public var uinput = false
+    /// The uinput control node.
+    public var uinputPath = "/dev/uinput"
+    /// Prometheus text-format metrics written here (atomically) every ``metricsIntervalMs``.
+    public var metricsFile: String?
+    /// How often the metrics file is rewritten, ms.
+    public var metricsIntervalMs = 10_000
     /// The environment (systemd's NOTIFY_SOCKET and WATCHDOG_USEC).
     public var environment: [String: String] = [:]
 

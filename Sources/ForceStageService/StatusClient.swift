@@ -93,6 +93,12 @@ public enum StatusClient {
             return ["p50", "p90", "p99", "p999", "max"].map { "\($0 == "p999" ? "p99.9" : $0) \(l[$0].map { "\($0)" } ?? "-")" }.joined(separator: "  ") + " ms  (\(n) events)"
         }
         let o = s["overflows"] as? [String: Any] ?? [:]
+        var extra = ""
+        let haptic = s["hapticDelayMs"] == nil ? "" :
+            "\nhaptic delay    \(lat("hapticDelayMs"))  on \(v("hapticDevice")), \(v("hapticFailures")) failed"
+        if let u = s["uinput"] as? [String: Any] {
+            extra += "\nuinput          \(u["name"].map { "\($0)" } ?? "-") at \(u["device"].map { "\($0)" } ?? "-"), \(u["writeFailures"].map { "\($0)" } ?? "-") failed writes"
+        }
         return """
         health          \(v("health"))  \(v("device"))  pid \(v("pid"))  up \(v("uptimeSeconds")) s
         profile         \(v("profile"))  \(v("sampleRateHz")) scans/s  \(v("scansPerRefill")) scans per refill
@@ -101,10 +107,10 @@ public enum StatusClient {
         overflows       scan ring \(o["scanRing"].map { "\($0)" } ?? "-"), classifier ring \(o["classifierRing"].map { "\($0)" } ?? "-"), event ring \(o["eventRing"].map { "\($0)" } ?? "-")
         budget          \(v("budgetMs")) ms, worst case \(v("worstCaseMs")) ms, \(v("budgetViolations")) violations
         latency         \(lat("latencyMs"))
-        host latency    \(lat("hostLatencyMs"))
+        host latency    \(lat("hostLatencyMs"))\(haptic)
         sensor losses   \(v("losses"))
         reloads         \(v("reloads")) applied, \(v("reloadFailures")) refused
         clients         \(v("clients")) connected (at most \(v("maxClients"))), \(v("clientsRefused")) refused, \(v("clientDrops")) events dropped for slow clients
-        """
+        """ + extra
     }
 }

@@ -1,13 +1,15 @@
 import ArgumentParser
+import ForceStageHost
 
 @main
 struct ForceStage: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "forcestage",
         abstract: "Force-press classifier for IIO force sensors: peek, pop, release.",
+        version: forceStageVersion,
         subcommands: [
-            Replay.self, Evaluate.self, Bench.self, Synth.self, Run.self, Status.self, Record.self, Emulate.self,
-            Calibrate.self, ProfileCommand.self, Plot.self, Meter.self,
+            Replay.self, Evaluate.self, Synth.self, Run.self, Status.self, Record.self, Emulate.self,
+            Calibrate.self, ProfileCommand.self, Plot.self, Meter.self, Completions.self,
         ]
     )
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import ForceStageCore
 import ForceStageHost
+import ForceStageService
 
 /// How to print events.
 enum EventFormat: String, ExpressibleByArgument, CaseIterable {
@@ -47,5 +48,15 @@ func makeSetup(for recording: Recording, path: String, profile: String?) -> Pane
         return try PanelSetup(metadata: recording.metadata, file: path)
     } catch {
         fail(error.description)
+    }
+}
+
+/// Exits (code 1) when a profile's [match] names another device than the recording's,
+/// with the same words `run` uses for a live device.
+func refuseForeignProfile(_ profilePath: String, for metadata: RecordingMetadata, path: String) {
+    let loaded: Profile
+    do { loaded = try Profile.load(URL(fileURLWithPath: profilePath)) } catch { fail(error.description) }
+    if let why = PanelSource(profile: loaded).mismatch(deviceName: metadata.deviceName, label: metadata.deviceLabel) {
+        fail("\(why) (\(path)); pass a profile made for this panel", code: 1)
     }
 }

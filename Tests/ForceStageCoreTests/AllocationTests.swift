@@ -4,7 +4,7 @@ import Testing
 @testable import ForceStageCore
 
 /// Allocations `body` makes on the calling thread (malloc-interposer), the
-/// same counter `forcestage bench` uses.
+/// same counter `forcestage-bench` uses.
 func allocations(during body: () -> Void) -> Int { countAllocations(body) }
 
 @Suite("Allocation", .serialized)

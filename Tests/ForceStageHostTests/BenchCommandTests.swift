@@ -1,13 +1,21 @@
 import Foundation
 import Testing
 
-/// `forcestage bench`, run as a user runs it.
-@Suite("forcestage bench")
+/// The built `forcestage-bench` executable, beside `forcestage`.
+let forcestageBenchBinary = forcestageBinary.deletingLastPathComponent().appendingPathComponent("forcestage-bench")
+
+/// Runs the real `forcestage-bench` binary.
+func forcestageBench(_ arguments: [String]) throws -> ProcessResult {
+    try run(forcestageBenchBinary, arguments)
+}
+
+/// `forcestage-bench`, run as a user runs it.
+@Suite("forcestage-bench")
 struct BenchCommandTests {
     @Test("On the bundled demo: every loop, zero allocations, the fast path used, the score")
     func demo() throws {
         let demo = repositoryRoot.appendingPathComponent("hardware/recordings/demo-hx711.json").path
-        let r = try forcestage(["bench", demo, "--seconds", "0.02", "--json"])
+        let r = try forcestageBench([demo, "--seconds", "0.02", "--json"])
         #expect(r.status == 0, "\(r.stderr)")
         let parsed = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]]
         let report = try #require(parsed?.first)
@@ -33,7 +41,7 @@ struct BenchCommandTests {
 
     @Test("A recording that is not there gets one line naming it and a non-zero exit")
     func missing() throws {
-        let r = try forcestage(["bench", "/nonexistent/rec.json"])
+        let r = try forcestageBench(["/nonexistent/rec.json"])
         #expect(r.status != 0)
         #expect(r.stderr.contains("/nonexistent/rec.json"), "\(r.stderr)")
         #expect(r.stderr.split(separator: "\n").count == 1, "\(r.stderr)")

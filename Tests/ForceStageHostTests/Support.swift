@@ -27,9 +27,15 @@ struct ProcessResult {
 
 /// Runs the real `forcestage` binary.
 func forcestage(_ arguments: [String]) throws -> ProcessResult {
+    try run(forcestageBinary, arguments)
+}
+
+/// Runs an executable and collects its exit status and output.
+func run(_ executable: URL, _ arguments: [String], directory: URL? = nil) throws -> ProcessResult {
     let p = Process()
-    p.executableURL = forcestageBinary
+    p.executableURL = executable
     p.arguments = arguments
+    if let directory { p.currentDirectoryURL = directory }
     let out = Pipe(), err = Pipe()
     p.standardOutput = out
     p.standardError = err

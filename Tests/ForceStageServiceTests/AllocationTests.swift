@@ -5,7 +5,7 @@ import ForceStageCore
 import ForceStageService
 
 /// Allocations `body` makes on the calling thread (malloc-interposer), the
-/// same counter `forcestage bench` uses.
+/// same counter `forcestage-bench` uses.
 func allocations(during body: () -> Void) -> Int { countAllocations(body) }
 
 @Suite("Service allocation", .serialized)

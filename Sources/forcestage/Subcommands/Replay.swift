@@ -35,6 +35,7 @@ extension ForceStage {
                 fail("no recording given and the bundled demo (hardware/recordings/demo-hx711.json) was not found; pass a recording's .json")
             }
             let rec = loadRecording(path)
+            if let profile { refuseForeignProfile(profile, for: rec.metadata, path: path) }
             let setup = makeSetup(for: rec, path: path, profile: profile)
             if let trace {
                 let parts = trace.split(separator: ":").compactMap { Int($0) }

@@ -77,6 +77,18 @@ extension ForceStage {
         @Option(help: "Log level on standard error: trace, debug, info, notice, warning, error, critical.")
         var logLevel: Logger.Level = .info
 
+        @Option(help: "Write Prometheus text-format metrics to this .prom file (atomically) every --metrics-interval seconds, for node_exporter's textfile collector.")
+        var metricsFile: String?
+
+        @Option(help: "Seconds between metrics file writes.")
+        var metricsInterval: Double = 10
+
+        @Flag(help: "Also be a virtual input device (/dev/uinput): BTN_TOUCH while pressed, ABS_PRESSURE, and the profile's [uinput] keys (default: pop = BTN_LEFT).")
+        var uinput = false
+
+        @Option(help: ArgumentHelp("Play the profile's [haptics] effect N times, print the delay distribution and exit (no sensor needed).", valueName: "N"))
+        var hapticsTest: Int?
+
         func validate() throws {
             if let s = scansPerRefill, !(1...4096).contains(s) { throw ValidationError("--scans-per-refill must be 1 to 4096") }
             if !(1...1024).contains(kernelBuffers) { throw ValidationError("--kernel-buffers must be 1 to 1024") }
@@ -87,6 +99,11 @@ extension ForceStage {
             if !(1...1024).contains(maxClients) { throw ValidationError("--max-clients must be 1 to 1024") }
             if profile != nil && calibration != nil { throw ValidationError("give --profile or --calibration, not both") }
             if noStdout && socket == nil { throw ValidationError("--no-stdout needs --socket, or events would go nowhere") }
+            if !(metricsInterval >= 0.1 && metricsInterval <= 3600) { throw ValidationError("--metrics-interval must be 0.1 to 3600 seconds") }
+            if let n = hapticsTest {
+                guard (1...10_000).contains(n) else { throw ValidationError("--haptics-test must be 1 to 10000 taps") }
+                guard profile != nil else { throw ValidationError("--haptics-test needs --profile, whose [haptics] names the actuator") }
+            }
         }
 
         /// The calibration: --profile, --calibration, else the emulated recording if it matches the device.
@@ -127,6 +144,7 @@ extension ForceStage {
                 return handler
             }
             let logger = Logger(label: "forcestage.run")
+            if let n = hapticsTest, let profile { return try runHapticsTest(profile: profile, taps: n) }
 
             let first: IIODevice
             switch source.open() {
@@ -168,6 +186,9 @@ extension ForceStage {
             config.maxClients = maxClients
             config.environment = ProcessInfo.processInfo.environment
             config.hangupReloads = HangupPolicy.reloads(explicit: reloadOnHup, environment: config.environment, stdinIsTerminal: isatty(0) == 1)
+            config.uinput = uinput
+            config.metricsFile = metricsFile
+            config.metricsIntervalMs = Int(metricsInterval * 1000)
 
             // The service (and its buffer) ends inside serve(), before the deferred trigger restore.
             let status = try Self.serve(config, logger: logger)

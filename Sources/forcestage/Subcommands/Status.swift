@@ -17,8 +17,12 @@ extension ForceStage {
         @Option(help: "Seconds to wait for the service to accept the connection and answer (0.1 to 600).")
         var timeout: Double = 3
 
+        @Flag(help: "Print the status as Prometheus text-format metrics.")
+        var prometheus = false
+
         func validate() throws {
             if !(timeout >= 0.1 && timeout <= 600) { throw ValidationError("--timeout must be 0.1 to 600 seconds") }
+            if json && prometheus { throw ValidationError("give --json or --prometheus, not both") }
         }
 
         func run() throws {
@@ -28,7 +32,12 @@ extension ForceStage {
                 // Exit 1: no service (or no permission); exit 5: a service that did not answer within --timeout.
                 throw fail("status", error.description, code: error.timedOut ? 5 : 1)
             }
-            print(json ? line : StatusClient.humanReadable(line))
+            if prometheus {
+                guard let text = PrometheusMetrics.render(statusLine: line) else { throw fail("status", "the reply from \(socket) is not a status line") }
+                print(text, terminator: "")
+            } else {
+                print(json ? line : StatusClient.humanReadable(line))
+            }
         }
     }
 }

@@ -4,62 +4,65 @@ import ForceStageCore
 import ForceStageHost
 import Foundation
 
-extension ForceStage {
-    /// `forcestage bench`: the benchmark figures on the user's own board.
-    struct Bench: ParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "Measure throughput, allocations and detection latency on recordings.",
-            discussion: """
-            Holds each recording in memory and times whole passes of: decode+classify and \
-            classify alone (the batched block fast path), the same one scan at a time, and two \
-            baselines over the same samples: a vectorised sum (the memory-bound limit) and \
-            libiio's iio_channel_convert per sample (what a libiio user would otherwise write). \
-            The best pass counts. Allocations are counted with malloc-interposer over one whole \
-            pass. Latency is the classifier's own, from the first scan past the level; with \
-            labels, the score is printed too. Build with -c release for meaningful figures.
-            """)
+/// `forcestage-bench`: the benchmark figures on the user's own board. A program of its
+/// own because it links malloc-interposer to count allocations, which the shipped
+/// `forcestage` must never carry.
+@main
+struct Bench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "forcestage-bench",
+        abstract: "Measure throughput, allocations and detection latency on recordings.",
+        discussion: """
+        Holds each recording in memory and times whole passes of: decode+classify and \
+        classify alone (the batched block fast path), the same one scan at a time, and two \
+        baselines over the same samples: a vectorised sum (the memory-bound limit) and \
+        libiio's iio_channel_convert per sample (what a libiio user would otherwise write). \
+        The best pass counts. Allocations are counted with malloc-interposer over one whole \
+        pass. Latency is the classifier's own, from the first scan past the level; with \
+        labels, the score is printed too. Build with -c release for meaningful figures.
+        """,
+        version: forceStageVersion)
 
-        @Argument(help: "Recordings (STEM.json); default: the bundled demo recording.")
-        var recordings: [String] = []
+    @Argument(help: "Recordings (STEM.json); default: the bundled demo recording.")
+    var recordings: [String] = []
 
-        @Option(help: "A profile (TOML) to use instead of each recording's calibration.")
-        var profile: String?
+    @Option(help: "A profile (TOML) to use instead of each recording's calibration.")
+    var profile: String?
 
-        @Option(help: "Seconds to spend timing each loop on each recording.")
-        var seconds: Double = 0.5
+    @Option(help: "Seconds to spend timing each loop on each recording.")
+    var seconds: Double = 0.5
 
-        @Flag(help: "Print the report as JSON.")
-        var json = false
+    @Flag(help: "Print the report as JSON.")
+    var json = false
 
-        func validate() throws {
-            guard seconds > 0, seconds <= 600 else { throw ValidationError("--seconds must be in (0, 600]") }
-        }
+    func validate() throws {
+        guard seconds > 0, seconds <= 600 else { throw ValidationError("--seconds must be in (0, 600]") }
+    }
 
-        func run() throws {
-            var paths = recordings
-            if paths.isEmpty {
-                guard let demo = bundledDemoRecording() else {
-                    fail("no recording given and the bundled demo (hardware/recordings/demo-hx711.json) is not here; pass REC.json")
-                }
-                paths = [demo.path]
+    func run() throws {
+        var paths = recordings
+        if paths.isEmpty {
+            guard let demo = bundledDemoRecording() else {
+                fail("no recording given and the bundled demo (hardware/recordings/demo-hx711.json) is not here; pass REC.json")
             }
-            var reports: [WorkloadReport] = []
-            for path in paths {
-                let recording = loadRecording(path)
-                let setup = makeSetup(for: recording, path: path, profile: profile)
-                let name = URL(fileURLWithPath: path).lastPathComponent
-                let workload: Workload
-                do { workload = try Workload(recording, name: name, setup: setup) } catch { fail("\(error)") }
-                reports.append(measure(workload, seconds: seconds))
-            }
-            emit(json ? benchJSON(reports).rendered(indent: 2) : benchText(reports))
+            paths = [demo.path]
         }
+        var reports: [WorkloadReport] = []
+        for path in paths {
+            let recording = loadRecording(path)
+            let setup = makeSetup(for: recording, path: path, profile: profile)
+            let name = URL(fileURLWithPath: path).lastPathComponent
+            let workload: Workload
+            do { workload = try Workload(recording, name: name, setup: setup) } catch { fail("\(error)") }
+            reports.append(measure(workload, seconds: seconds))
+        }
+        emit(json ? benchJSON(reports).rendered(indent: 2) : benchText(reports))
     }
 }
 
 private func f(_ v: Double, _ digits: Int) -> String { String(format: "%.\(digits)f", v) }
 
-/// The table `forcestage bench` prints.
+/// The table `forcestage-bench` prints.
 func benchText(_ reports: [WorkloadReport]) -> String {
     var lines: [String] = []
     #if DEBUG

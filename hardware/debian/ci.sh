@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# CI: build the package, install it in this machine with dpkg -i, and use it from
+# the installed paths: the version, the three completions, the man page, the
+# unit (systemd-analyze verify, where present). Purges it afterwards. Needs root.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+OUT="$out" bash hardware/debian/build.sh
+deb=$(ls "$out"/forcestage_*.deb)
+dpkg-deb --info "$deb" | sed -n '/Package:/,/Description:/p'
+dpkg -i "$deb"
+trap 'dpkg --purge forcestage >/dev/null || true; rm -rf "$out"' EXIT
+fail() { echo "hardware/debian/ci.sh: $*" >&2; exit 1; }
+v=$(cd / && /usr/bin/forcestage --version) || fail "the installed forcestage does not run"
+[ "$v" = "$(dpkg-deb -f "$deb" Version)" ] || fail "--version says $v, the package $(dpkg-deb -f "$deb" Version)"
+echo "installed /usr/bin/forcestage --version: $v"
+bash -n /usr/share/bash-completion/completions/forcestage || fail "the bash completion does not parse"
+bash -c 'source /usr/share/bash-completion/completions/forcestage && complete -p forcestage' || fail "the bash completion registers nothing"
+grep -q '^#compdef forcestage' /usr/share/zsh/vendor-completions/_forcestage || fail "zsh completion"
+grep -q "complete -c 'forcestage'" /usr/share/fish/vendor_completions.d/forcestage.fish || fail "fish completion"
+for shell in bash zsh fish; do /usr/bin/forcestage completions "$shell" >/dev/null || fail "forcestage completions $shell"; done
+zcat /usr/share/man/man1/forcestage.1.gz | grep -q '^\.Nm forcestage' || fail "the man page"
+if command -v man >/dev/null; then man -l /usr/share/man/man1/forcestage.1.gz 2>/dev/null | grep -q "completions" || fail "man cannot render the page"; fi
+getent passwd forcestage >/dev/null || fail "postinst made no forcestage user"
+ls /usr/share/forcestage/profiles/*.toml >/dev/null || fail "no example profiles"
+/usr/bin/forcestage profile --help >/dev/null
+if command -v systemd-analyze >/dev/null; then
+    systemd-analyze verify /usr/lib/systemd/system/forcestage.service || fail "systemd-analyze verify rejects the unit"
+    echo "systemd-analyze verify: the unit is accepted"
+else
+    echo "systemd-analyze is not here: unit not verified"
+fi
+echo "debian package: built, installed, used and verified"
