@@ -55,6 +55,14 @@ public struct ForcePipeline: Sendable {
     @usableFromInline internal var _curveCount = InlineArray<8, Int>(repeating: 0)
     @usableFromInline internal var _timestampFormat: ChannelFormat
     @usableFromInline internal var _timestampOffset = 0
+    /// Where the cells are, if the panel knows (see ``CentreOfPressure``).
+    public let positions: CellPositions?
+    @usableFromInline internal let _hasPositions: Bool
+    @usableFromInline internal var _cellX = InlineArray<8, Float>(repeating: 0)
+    @usableFromInline internal var _cellY = InlineArray<8, Float>(repeating: 0)
+    /// Each cell's calibrated newtons (after its zero) at the last scan.
+    @usableFromInline internal var _cells = InlineArray<8, Float>(repeating: 0)
+    @usableFromInline internal var _pressure = _PressureWindow()
 
     /// Creates a pipeline.
     ///
@@ -63,8 +71,23 @@ public struct ForcePipeline: Sendable {
     ///   - calibration: the force channels and their calibration.
     ///   - parameters: classifier parameters resolved at the sample rate.
     ///   - timestampSlot: the layout slot of the timestamp channel, if any.
+    ///   - positions: where each force cell sits, in force-channel order;
+    ///     `nil` takes ``CellPositions/standard(forCells:)`` (the corners for
+    ///     four cells). Positions whose count differs from the force channels' are ignored.
     public init(layout: ScanLayout, calibration: PanelCalibration, parameters: ClassifierParameters,
-                timestampSlot: Int?) {
+                timestampSlot: Int?, positions: CellPositions? = nil) {
+        let resolved = positions ?? CellPositions.standard(forCells: calibration.count)
+        if let resolved, resolved.count == calibration.count {
+            self.positions = resolved
+            self._hasPositions = true
+            for i in 0..<resolved.count {
+                _cellX[i] = resolved[i].x
+                _cellY[i] = resolved[i].y
+            }
+        } else {
+            self.positions = nil
+            self._hasPositions = false
+        }
         self.layout = layout
         self.calibration = calibration
         self._classifier = Classifier(parameters: parameters)
@@ -170,6 +193,8 @@ public struct ForcePipeline: Sendable {
         _lastTimestamp = ts
 
         var total: Float = 0
+        var momentX: Float = 0
+        var momentY: Float = 0
         var same = sample > 0
         var railed = false
         for i in 0..<calibration.count {
@@ -177,11 +202,42 @@ public struct ForcePipeline: Sendable {
             if raw != _lastRaw[i] { same = false }
             _lastRaw[i] = raw
             if raw <= _formats[i].minimumRaw || raw >= _formats[i].maximumRaw { railed = true }
-            total += _newtons(i, raw)
+            let newtons = _newtons(i, raw)
+            total += newtons
+            if _hasPositions {
+                _cells[i] = newtons
+                momentX += newtons * _cellX[i]
+                momentY += newtons * _cellY[i]
+            }
         }
         _lastForce = total
+        let before = events.count
+        if _hasPositions { _pressure.record(sample: sample, force: total, x: momentX, y: momentY) }
         _checkHealth(same: same, railed: railed, sample: sample, timestampNs: ts, into: &events)
         _classifier.step(force: total, sample: sample, timestampNs: ts, into: &events)
+        if _hasPositions && events.count != before { _stampPositions(&events, from: before) }
+    }
+
+    /// Gives the gesture events from offset `first` on the current centre of pressure.
+    @inlinable
+    internal mutating func _stampPositions(_ events: inout EventRing, from first: Int) {
+        events._stampPositions(from: first, _pressure.position(gate: _classifier._parameters.peek * CentreOfPressure.gateFraction))
+    }
+
+    /// The centre of pressure over the last scans (see ``CentreOfPressure``):
+    /// nil on a panel without cell positions, and before any press reached
+    /// the gate; below the gate, the last position decided.
+    public var centreOfPressure: PlatePoint? {
+        guard _hasPositions else { return nil }
+        var window = _pressure
+        return window.position(gate: _classifier._parameters.peek * CentreOfPressure.gateFraction)
+    }
+
+    /// Force cell `i`'s calibrated newtons at the last scan (after its zero);
+    /// kept on a panel with cell positions, 0 otherwise.
+    public func cellNewtons(_ i: Int) -> Float {
+        precondition(i >= 0 && i < calibration.count, "cell index out of range")
+        return _cells[i]
     }
 
     @inlinable
@@ -271,6 +327,9 @@ public struct ForcePipeline: Sendable {
         var lastRaw = _lastRaw
         var lastTimestamp = _lastTimestamp
         var stuckRun = _stuckRun
+        var momentsX = InlineArray<16, Float>(repeating: 0)
+        var momentsY = InlineArray<16, Float>(repeating: 0)
+        var cells = _cells
         var gaps: Int64 = 0
         var dropped: Int64 = 0
         for k in 0..<Classifier.blockScans {
@@ -287,6 +346,8 @@ public struct ForcePipeline: Sendable {
             lastTimestamp = ts
             stamps[k] = ts
             var total: Float = 0
+            var momentX: Float = 0
+            var momentY: Float = 0
             var same = sample > 0
             for i in 0..<calibration.count {
                 let raw = _raw(i, scan)
@@ -294,8 +355,16 @@ public struct ForcePipeline: Sendable {
                 lastRaw[i] = raw
                 // A scan on a rail raises `saturated`: the per-scan path handles it.
                 if raw <= _formats[i].minimumRaw || raw >= _formats[i].maximumRaw { return false }
-                total += _newtons(i, raw)
+                let newtons = _newtons(i, raw)
+                total += newtons
+                if _hasPositions {
+                    cells[i] = newtons
+                    momentX += newtons * _cellX[i]
+                    momentY += newtons * _cellY[i]
+                }
             }
+            momentsX[k] = momentX
+            momentsY[k] = momentY
             stuckRun = same ? stuckRun &+ 1 : 0
             if _classifier._parameters.stuckScans > 0 && stuckRun == _classifier._parameters.stuckScans { return false }
             window[k + 2] = total
@@ -310,14 +379,24 @@ public struct ForcePipeline: Sendable {
         _stuckRun = stuckRun
         _saturatedRun = 0
         _lastForce = window[Classifier.blockScans + 1]
+        _cells = cells
         let (a, b, c) = withUnsafeBytes(of: &window) { raw in
             (raw.loadUnaligned(as: SIMD16<Float>.self),
              raw.loadUnaligned(fromByteOffset: 4, as: SIMD16<Float>.self),
              raw.loadUnaligned(fromByteOffset: 8, as: SIMD16<Float>.self))
         }
-        if !_classifier.stepBlock(older: a, previous: b, forces: c, firstSample: first, firstTimestampNs: stamps[0]) {
+        if _classifier.stepBlock(older: a, previous: b, forces: c, firstSample: first, firstTimestampNs: stamps[0]) {
+            if _hasPositions {
+                for k in (Classifier.blockScans - CentreOfPressure.windowScans)..<Classifier.blockScans {
+                    _pressure.record(sample: first &+ Int64(k), force: c[k], x: momentsX[k], y: momentsY[k])
+                }
+            }
+        } else {
             for k in 0..<Classifier.blockScans {
+                let before = events.count
+                if _hasPositions { _pressure.record(sample: first &+ Int64(k), force: c[k], x: momentsX[k], y: momentsY[k]) }
                 _classifier.step(force: c[k], sample: first &+ Int64(k), timestampNs: stamps[k], into: &events)
+                if _hasPositions && events.count != before { _stampPositions(&events, from: before) }
             }
         }
         return true
@@ -328,8 +407,10 @@ public struct ForcePipeline: Sendable {
     public mutating func sensorLost(timestampNs: Int64, into events: inout EventRing) {
         guard !_lost else { return }
         _lost = true
+        let before = events.count
         events.pushLast(ForceEvent(kind: .lost, sample: nextSample, timestampNs: timestampNs, forceNewtons: _lastForce))
         _classifier.sensorFault(sample: nextSample, timestampNs: timestampNs, into: &events)
+        if _hasPositions && events.count != before { _stampPositions(&events, from: before) }
     }
 
     /// The timestamp of the last scan processed.
@@ -338,6 +419,8 @@ public struct ForcePipeline: Sendable {
     /// Ends the stream: emits `release` for a press in progress, stamped
     /// with the next scan index and the last scan's timestamp.
     public mutating func finish(into events: inout EventRing) {
+        let before = events.count
         _classifier.finish(sample: nextSample, timestampNs: _lastTimestamp, into: &events)
+        if _hasPositions && events.count != before { _stampPositions(&events, from: before) }
     }
 }

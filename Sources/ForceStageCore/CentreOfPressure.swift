@@ -1,0 +1,181 @@
+/// A point on the plate, in plate units: 0..1 across each side.
+public struct PlatePoint: Equatable, BitwiseCopyable, Sendable {
+    public var x: Float
+    public var y: Float
+
+    /// Creates a point.
+    @inlinable
+    public init(x: Float, y: Float) {
+        self.x = x
+        self.y = y
+    }
+}
+
+/// Why cell positions were refused.
+public enum PositionError: Error, Equatable, Sendable {
+    /// Cell `cell` (0-based) has a coordinate that is not a finite number.
+    case notFinite(cell: Int)
+    /// Cell `cell` (0-based) lies outside the plate (each coordinate must be within 0...1).
+    case outsidePlate(cell: Int)
+    /// More positions than ``PanelCalibration/maximumForceChannels``.
+    case tooManyCells(Int)
+    /// Fewer than two cells: one cell cannot say where a press is.
+    case tooFewCells(Int)
+    /// The cells all sit on one line (or one point): a position across it cannot be told.
+    case collinear
+}
+
+/// Where each force cell supports the plate, in force-channel order.
+public struct CellPositions: Equatable, BitwiseCopyable, Sendable {
+    @usableFromInline internal var _x: InlineArray<8, Float>
+    @usableFromInline internal var _y: InlineArray<8, Float>
+    /// The number of cells.
+    public let count: Int
+
+    /// Creates positions from one point per force channel, in channel order.
+    public init<S: Sequence>(_ points: S) throws(PositionError) where S.Element == PlatePoint {
+        var xs = InlineArray<8, Float>(repeating: 0)
+        var ys = InlineArray<8, Float>(repeating: 0)
+        var n = 0
+        for p in points {
+            guard n < PanelCalibration.maximumForceChannels else { throw .tooManyCells(n + 1) }
+            guard p.x.isFinite && p.y.isFinite else { throw .notFinite(cell: n) }
+            guard p.x >= 0 && p.x <= 1 && p.y >= 0 && p.y <= 1 else { throw .outsidePlate(cell: n) }
+            xs[n] = p.x
+            ys[n] = p.y
+            n += 1
+        }
+        guard n >= 2 else { throw .tooFewCells(n) }
+        // Twice the largest triangle any three cells span: zero when they are collinear.
+        var spread: Float = 0
+        if n >= 3 {
+            for a in 0..<n {
+                for b in (a + 1)..<n {
+                    for c in (b + 1)..<n {
+                        let area = (xs[b] - xs[a]) * (ys[c] - ys[a]) - (xs[c] - xs[a]) * (ys[b] - ys[a])
+                        let magnitude = area < 0 ? -area : area
+                        if magnitude > spread { spread = magnitude }
+                    }
+                }
+            }
+        }
+        guard spread > 1e-3 else { throw .collinear }
+        _x = xs
+        _y = ys
+        count = n
+    }
+
+    /// The spec's default for a panel of four force channels: the corners in
+    /// channel order `[0,0]`, `[1,0]`, `[0,1]`, `[1,1]`.
+    public static var corners: CellPositions {
+        // Four corners are never refused.
+        try! CellPositions([PlatePoint(x: 0, y: 0), PlatePoint(x: 1, y: 0),
+                            PlatePoint(x: 0, y: 1), PlatePoint(x: 1, y: 1)])
+    }
+
+    /// The default for a panel of `cells` force channels: the corners for
+    /// four, none otherwise (a panel whose cells are elsewhere must say where).
+    public static func standard(forCells cells: Int) -> CellPositions? {
+        cells == 4 ? corners : nil
+    }
+
+    /// Cell `i`'s position.
+    public subscript(i: Int) -> PlatePoint {
+        precondition(i >= 0 && i < count, "CellPositions index out of range")
+        return PlatePoint(x: _x[i], y: _y[i])
+    }
+
+    public static func == (lhs: CellPositions, rhs: CellPositions) -> Bool {
+        guard lhs.count == rhs.count else { return false }
+        for i in 0..<lhs.count where lhs._x[i] != rhs._x[i] || lhs._y[i] != rhs._y[i] { return false }
+        return true
+    }
+}
+
+/// The centre of pressure: the force-weighted mean of the cell positions,
+/// from each cell's calibrated newtons after its zero (the spec's definition).
+///
+/// To keep it steady at the peek level, where a few hundredths of a newton
+/// of noise on one cell would move a single scan's estimate by a few
+/// hundredths of the plate, it is taken over the last
+/// ``windowScans`` scans (the moments summed, then divided), and it is only
+/// *decided* while the window's mean force is at least ``gateFraction`` of
+/// the peek level; below that the last decided position is kept. The
+/// per-scan cost is two multiply-adds per cell and three stores.
+public enum CentreOfPressure {
+    /// Scans whose moments are summed for one estimate (8 ms at 500 scans/s).
+    public static let windowScans = 4
+    /// The position is decided only while the window's mean force is at
+    /// least this fraction of the peek level (a quarter of it: 0.33 N for a
+    /// 1.3 N peek); below it the last decided position stands.
+    public static let gateFraction: Float = 0.25
+}
+
+/// The pipeline's window of per-scan moments, indexed by scan number mod 4.
+@usableFromInline
+internal struct _PressureWindow: BitwiseCopyable, Sendable {
+    @usableFromInline internal var force = InlineArray<4, Float>(repeating: 0)
+    @usableFromInline internal var momentX = InlineArray<4, Float>(repeating: 0)
+    @usableFromInline internal var momentY = InlineArray<4, Float>(repeating: 0)
+    @usableFromInline internal var last: PlatePoint? = nil
+
+    @usableFromInline internal init() {}
+
+    /// Records scan `sample`'s total force and moments.
+    @inlinable @inline(__always)
+    internal mutating func record(sample: Int64, force f: Float, x: Float, y: Float) {
+        let slot = Int(truncatingIfNeeded: sample) & 3
+        force[slot] = f
+        momentX[slot] = x
+        momentY[slot] = y
+    }
+
+    /// The position over the window, decided when its mean force is at
+    /// least `gate`; otherwise the last decided one (nil before any).
+    @inlinable
+    internal mutating func position(gate: Float) -> PlatePoint? {
+        let f = (force[0] + force[1]) + (force[2] + force[3])
+        if f >= gate * Float(CentreOfPressure.windowScans) {
+            let p = PlatePoint(x: ((momentX[0] + momentX[1]) + (momentX[2] + momentX[3])) / f,
+                               y: ((momentY[0] + momentY[1]) + (momentY[2] + momentY[3])) / f)
+            last = p
+            return p
+        }
+        return last
+    }
+}
+
+extension EventKind {
+    /// Peek, pop, hold and release: the events that carry a position on a multi-cell panel.
+    @inlinable
+    public var isGesture: Bool { rawValue <= EventKind.hold.rawValue }
+}
+
+extension Ring where Element == ForceEvent {
+    /// Gives every gesture event from offset `first` on the position `p`.
+    @inlinable
+    internal mutating func _stampPositions(from first: Int, _ p: PlatePoint?) {
+        guard let p else { return }
+        var k = first
+        while k < _count {
+            let slot = (_head &+ k) & (capacity &- 1)
+            if _storage[slot].kind.isGesture { _storage[slot].position = p }
+            k &+= 1
+        }
+    }
+}
+
+#if !hasFeature(Embedded)
+extension PositionError {
+    /// A one-line explanation with what to do about it.
+    public var message: String {
+        switch self {
+        case .notFinite(let cell): return "cell \(cell)'s position is not a finite number"
+        case .outsidePlate(let cell): return "cell \(cell)'s position lies outside the plate (each coordinate must be within 0..1)"
+        case .tooManyCells(let n): return "\(n) cell positions; a panel has at most \(PanelCalibration.maximumForceChannels) cells"
+        case .tooFewCells(let n): return "\(n) cell position(s) for a multi-cell panel; every force cell needs one, and at least two cells"
+        case .collinear: return "the cells all lie on one line, so a press's position across it cannot be told"
+        }
+    }
+}
+#endif
