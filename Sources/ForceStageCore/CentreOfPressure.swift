@@ -109,6 +109,56 @@ public enum CentreOfPressure {
     /// least this fraction of the peek level (a quarter of it: 0.33 N for a
     /// 1.3 N peek); below it the last decided position stands.
     public static let gateFraction: Float = 0.25
+    /// Each cell's unloaded zero is re-measured per block of this many scans
+    /// (aligned to scan index): a block whose mean force is within half the
+    /// gate of the zeros' is idle; an idle block followed by another idle
+    /// block (so no press was starting in it) moves each cell's zero a
+    /// quarter of the way to that block's mean. Pressed blocks freeze it.
+    public static let zeroBlockScans = 16
+    /// The share of the way each accepted idle block moves the zeros.
+    public static let zeroSmoothing: Float = 0.25
+}
+
+/// Each cell's unloaded zero, tracked while idle (see ``CentreOfPressure/zeroBlockScans``).
+@usableFromInline
+internal struct _CellZeros: BitwiseCopyable, Sendable {
+    @usableFromInline internal var zero = InlineArray<8, Float>(repeating: 0)
+    @usableFromInline internal var candidate = InlineArray<8, Float>(repeating: 0)
+    @usableFromInline internal var hasCandidate = false
+    /// Σ zero, Σ zero·x, Σ zero·y over the cells.
+    @usableFromInline internal var total: Float = 0
+    @usableFromInline internal var momentX: Float = 0
+    @usableFromInline internal var momentY: Float = 0
+
+    @usableFromInline internal init() {}
+
+    /// Closes a block whose per-cell sums are `sums`.
+    @inlinable
+    internal mutating func close(sums: InlineArray<8, Float>, cells: Int, x: InlineArray<8, Float>, y: InlineArray<8, Float>,
+                                 idleBand: Float) {
+        let scale = 1 / Float(CentreOfPressure.zeroBlockScans)
+        var mean: Float = 0
+        for i in 0..<cells { mean += sums[i] * scale }
+        let d = mean - total
+        guard d < idleBand && d > -idleBand else {
+            hasCandidate = false
+            return
+        }
+        if hasCandidate {
+            var t: Float = 0, mx: Float = 0, my: Float = 0
+            for i in 0..<cells {
+                zero[i] += CentreOfPressure.zeroSmoothing * (candidate[i] - zero[i])
+                t += zero[i]
+                mx += zero[i] * x[i]
+                my += zero[i] * y[i]
+            }
+            total = t
+            momentX = mx
+            momentY = my
+        }
+        for i in 0..<cells { candidate[i] = sums[i] * scale }
+        hasCandidate = true
+    }
 }
 
 /// The pipeline's window of per-scan moments, indexed by scan number mod 4.
@@ -133,11 +183,12 @@ internal struct _PressureWindow: BitwiseCopyable, Sendable {
     /// The position over the window, decided when its mean force is at
     /// least `gate`; otherwise the last decided one (nil before any).
     @inlinable
-    internal mutating func position(gate: Float) -> PlatePoint? {
-        let f = (force[0] + force[1]) + (force[2] + force[3])
-        if f >= gate * Float(CentreOfPressure.windowScans) {
-            let p = PlatePoint(x: ((momentX[0] + momentX[1]) + (momentX[2] + momentX[3])) / f,
-                               y: ((momentY[0] + momentY[1]) + (momentY[2] + momentY[3])) / f)
+    internal mutating func position(gate: Float, zeros: _CellZeros) -> PlatePoint? {
+        let n = Float(CentreOfPressure.windowScans)
+        let f = (force[0] + force[1]) + (force[2] + force[3]) - n * zeros.total
+        if f >= gate * n {
+            let p = PlatePoint(x: ((momentX[0] + momentX[1]) + (momentX[2] + momentX[3]) - n * zeros.momentX) / f,
+                               y: ((momentY[0] + momentY[1]) + (momentY[2] + momentY[3]) - n * zeros.momentY) / f)
             last = p
             return p
         }

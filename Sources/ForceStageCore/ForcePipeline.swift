@@ -63,6 +63,9 @@ public struct ForcePipeline: Sendable {
     /// Each cell's calibrated newtons (after its zero) at the last scan.
     @usableFromInline internal var _cells = InlineArray<8, Float>(repeating: 0)
     @usableFromInline internal var _pressure = _PressureWindow()
+    @usableFromInline internal var _cellZeros = _CellZeros()
+    /// Per-cell sums of the current zero block.
+    @usableFromInline internal var _zeroSums = InlineArray<8, Float>(repeating: 0)
 
     /// Creates a pipeline.
     ///
@@ -206,13 +209,20 @@ public struct ForcePipeline: Sendable {
             total += newtons
             if _hasPositions {
                 _cells[i] = newtons
+                _zeroSums[i] += newtons
                 momentX += newtons * _cellX[i]
                 momentY += newtons * _cellY[i]
             }
         }
         _lastForce = total
         let before = events.count
-        if _hasPositions { _pressure.record(sample: sample, force: total, x: momentX, y: momentY) }
+        if _hasPositions {
+            _pressure.record(sample: sample, force: total, x: momentX, y: momentY)
+            if sample & Int64(CentreOfPressure.zeroBlockScans - 1) == Int64(CentreOfPressure.zeroBlockScans - 1) {
+                _closeZeroBlock(_zeroSums)
+                _zeroSums = InlineArray<8, Float>(repeating: 0)
+            }
+        }
         _checkHealth(same: same, railed: railed, sample: sample, timestampNs: ts, into: &events)
         _classifier.step(force: total, sample: sample, timestampNs: ts, into: &events)
         if _hasPositions && events.count != before { _stampPositions(&events, from: before) }
@@ -221,7 +231,15 @@ public struct ForcePipeline: Sendable {
     /// Gives the gesture events from offset `first` on the current centre of pressure.
     @inlinable
     internal mutating func _stampPositions(_ events: inout EventRing, from first: Int) {
-        events._stampPositions(from: first, _pressure.position(gate: _classifier._parameters.peek * CentreOfPressure.gateFraction))
+        events._stampPositions(from: first, _pressure.position(gate: _classifier._parameters.peek * CentreOfPressure.gateFraction,
+                                                               zeros: _cellZeros))
+    }
+
+    /// Ends a zero block with per-cell sums `sums` (see ``CentreOfPressure/zeroBlockScans``).
+    @inlinable
+    internal mutating func _closeZeroBlock(_ sums: InlineArray<8, Float>) {
+        _cellZeros.close(sums: sums, cells: calibration.count, x: _cellX, y: _cellY,
+                         idleBand: _classifier._parameters.peek * CentreOfPressure.gateFraction * 0.5)
     }
 
     /// The centre of pressure over the last scans (see ``CentreOfPressure``):
@@ -230,14 +248,14 @@ public struct ForcePipeline: Sendable {
     public var centreOfPressure: PlatePoint? {
         guard _hasPositions else { return nil }
         var window = _pressure
-        return window.position(gate: _classifier._parameters.peek * CentreOfPressure.gateFraction)
+        return window.position(gate: _classifier._parameters.peek * CentreOfPressure.gateFraction, zeros: _cellZeros)
     }
 
-    /// Force cell `i`'s calibrated newtons at the last scan (after its zero);
-    /// kept on a panel with cell positions, 0 otherwise.
+    /// Force cell `i`'s calibrated newtons at the last scan after its tracked
+    /// unloaded zero; kept on a panel with cell positions, 0 otherwise.
     public func cellNewtons(_ i: Int) -> Float {
         precondition(i >= 0 && i < calibration.count, "cell index out of range")
-        return _cells[i]
+        return _cells[i] - _cellZeros.zero[i]
     }
 
     @inlinable
@@ -330,6 +348,9 @@ public struct ForcePipeline: Sendable {
         var momentsX = InlineArray<16, Float>(repeating: 0)
         var momentsY = InlineArray<16, Float>(repeating: 0)
         var cells = _cells
+        var zeroSums = _zeroSums
+        var closedSums = zeroSums
+        var closedAt = -1
         var gaps: Int64 = 0
         var dropped: Int64 = 0
         for k in 0..<Classifier.blockScans {
@@ -359,12 +380,18 @@ public struct ForcePipeline: Sendable {
                 total += newtons
                 if _hasPositions {
                     cells[i] = newtons
+                    zeroSums[i] += newtons
                     momentX += newtons * _cellX[i]
                     momentY += newtons * _cellY[i]
                 }
             }
             momentsX[k] = momentX
             momentsY[k] = momentY
+            if _hasPositions && sample & Int64(CentreOfPressure.zeroBlockScans - 1) == Int64(CentreOfPressure.zeroBlockScans - 1) {
+                closedSums = zeroSums
+                closedAt = k
+                zeroSums = InlineArray<8, Float>(repeating: 0)
+            }
             stuckRun = same ? stuckRun &+ 1 : 0
             if _classifier._parameters.stuckScans > 0 && stuckRun == _classifier._parameters.stuckScans { return false }
             window[k + 2] = total
@@ -380,6 +407,7 @@ public struct ForcePipeline: Sendable {
         _saturatedRun = 0
         _lastForce = window[Classifier.blockScans + 1]
         _cells = cells
+        _zeroSums = zeroSums
         let (a, b, c) = withUnsafeBytes(of: &window) { raw in
             (raw.loadUnaligned(as: SIMD16<Float>.self),
              raw.loadUnaligned(fromByteOffset: 4, as: SIMD16<Float>.self),
@@ -390,11 +418,15 @@ public struct ForcePipeline: Sendable {
                 for k in (Classifier.blockScans - CentreOfPressure.windowScans)..<Classifier.blockScans {
                     _pressure.record(sample: first &+ Int64(k), force: c[k], x: momentsX[k], y: momentsY[k])
                 }
+                if closedAt >= 0 { _closeZeroBlock(closedSums) }
             }
         } else {
             for k in 0..<Classifier.blockScans {
                 let before = events.count
-                if _hasPositions { _pressure.record(sample: first &+ Int64(k), force: c[k], x: momentsX[k], y: momentsY[k]) }
+                if _hasPositions {
+                    _pressure.record(sample: first &+ Int64(k), force: c[k], x: momentsX[k], y: momentsY[k])
+                    if k == closedAt { _closeZeroBlock(closedSums) }
+                }
                 _classifier.step(force: c[k], sample: first &+ Int64(k), timestampNs: stamps[k], into: &events)
                 if _hasPositions && events.count != before { _stampPositions(&events, from: before) }
             }

@@ -21,6 +21,8 @@ public struct EvaluationReport: Sendable {
         public var pressLabels = 0, pressesWithinTarget = 0
         public var latencyScans: [Int64] = []
         public var latencyMs: [Double] = []
+        public var positionErrors: [Double] = []
+        public var unpositioned = 0
 
         public var precision: Double { events == 0 ? (labels == 0 ? 1 : 0) : Double(matched) / Double(events) }
         public var recall: Double { labels == 0 ? 1 : Double(matched) / Double(labels) }
@@ -46,7 +48,10 @@ public struct EvaluationReport: Sendable {
             let l = s.latencies([.peek, .pop])
             o.latencyScans += l
             o.latencyMs += l.map { Double($0) * 1000 / s.sampleRateHz }
+            o.positionErrors += s.positionErrors
+            o.unpositioned += s.unpositioned
         }
+        o.positionErrors.sort()
         o.latencyScans.sort()
         o.latencyMs.sort()
         return o
@@ -58,6 +63,21 @@ public struct EvaluationReport: Sendable {
         guard !sorted.isEmpty else { return nil }
         let rank = Int((q * Double(sorted.count)).rounded(.up))
         return sorted[min(sorted.count - 1, max(0, rank - 1))]
+    }
+
+    /// The position error line, when any matched label carries a position.
+    private static func positionLine(_ errors: [Double], unpositioned: Int) -> String? {
+        guard !errors.isEmpty || unpositioned > 0 else { return nil }
+        let q = quantiles.map { (n, q) in "\(n) \(percentile(errors, q).map { fixed($0, 4) } ?? "-")" }.joined(separator: " ")
+        var line = "    position error (\(errors.count) matched events with labelled x/y, plate units): \(q)"
+        if unpositioned > 0 { line += "; \(unpositioned) matched events carry no position" }
+        return line
+    }
+
+    private static func positionJSON(_ errors: [Double], unpositioned: Int) -> [(String, JSON)] {
+        guard !errors.isEmpty || unpositioned > 0 else { return [] }
+        return [("positionError", .object([("matched", .int(Int64(errors.count))), ("unpositioned", .int(Int64(unpositioned)))] +
+            quantiles.map { ($0.0, percentile(errors, $0.1).map { .double(($0 * 10_000).rounded() / 10_000) } ?? .null) }))]
     }
 
     /// A table for people.
@@ -77,6 +97,7 @@ public struct EvaluationReport: Sendable {
             let scans = s.latencies([.peek, .pop])
             lines.append(row(e.name, s.labels, s.events, s.precision, s.recall, s.f1, s.falseEvents.count, s.misses.count,
                              s.withinTargetFraction, scans, scans.map { Double($0) * 1000 / s.sampleRateHz }))
+            if let line = EvaluationReport.positionLine(s.positionErrors, unpositioned: s.unpositioned) { lines.append(line) }
             if e.counters.droppedScans > 0 {
                 lines.append("    \(e.counters.droppedScans) dropped scans in \(e.counters.timestampGaps) gaps")
             }
@@ -89,6 +110,7 @@ public struct EvaluationReport: Sendable {
         if entries.count > 1 {
             lines.append(row("overall", o.labels, o.events, o.precision, o.recall, o.f1, o.falseEvents, o.misses,
                              o.withinTarget, o.latencyScans, o.latencyMs))
+            if let line = EvaluationReport.positionLine(o.positionErrors, unpositioned: o.unpositioned) { lines.append(line) }
         }
         return lines.joined(separator: "\n")
     }
@@ -115,6 +137,7 @@ public struct EvaluationReport: Sendable {
                 fe: s.falseEvents.count, mi: s.misses.count, pressLabels: s.pressLabels, within: s.pressesWithinTarget,
                 fraction: s.withinTargetFraction, scans: scans, ms: scans.map { Double($0) * 1000 / s.sampleRateHz }) + [
                 ("droppedScans", .int(e.counters.droppedScans)),
+            ] + EvaluationReport.positionJSON(s.positionErrors, unpositioned: s.unpositioned) + [
                 ("falseEventList", .array(s.falseEvents.map { .object([("event", .string($0.kind.name)), ("sample", .int($0.sample))]) })),
                 ("missList", .array(s.misses.map { .object([("event", .string($0.event.name)), ("sample", .int(Int64($0.sample)))]) })),
             ])
@@ -125,7 +148,8 @@ public struct EvaluationReport: Sendable {
             ("overall", .object(scoreJSON(labels: o.labels, events: o.events, matched: o.matched, p: o.precision, r: o.recall,
                                           f: o.f1, fe: o.falseEvents, mi: o.misses, pressLabels: o.pressLabels,
                                           within: o.pressesWithinTarget, fraction: o.withinTarget,
-                                          scans: o.latencyScans, ms: o.latencyMs))),
+                                          scans: o.latencyScans, ms: o.latencyMs) +
+                                EvaluationReport.positionJSON(o.positionErrors, unpositioned: o.unpositioned))),
         ])
     }
 }
