@@ -74,13 +74,12 @@ public struct ForcePipeline: Sendable {
     ///   - calibration: the force channels and their calibration.
     ///   - parameters: classifier parameters resolved at the sample rate.
     ///   - timestampSlot: the layout slot of the timestamp channel, if any.
-    ///   - positions: where each force cell sits, in force-channel order;
-    ///     `nil` takes ``CellPositions/standard(forCells:)`` (the corners for
-    ///     four cells). Positions whose count differs from the force channels' are ignored.
+    ///   - positions: where each force cell sits, in force-channel order
+    ///     (``CellPositions/standard(forCells:)`` gives the spec's default);
+    ///     `nil`, or a count that differs from the force channels', means no press positions.
     public init(layout: ScanLayout, calibration: PanelCalibration, parameters: ClassifierParameters,
                 timestampSlot: Int?, positions: CellPositions? = nil) {
-        let resolved = positions ?? CellPositions.standard(forCells: calibration.count)
-        if let resolved, resolved.count == calibration.count {
+        if let resolved = positions, resolved.count == calibration.count {
             self.positions = resolved
             self._hasPositions = true
             for i in 0..<resolved.count {

@@ -1,0 +1,89 @@
+import Foundation
+import Testing
+import ForceStageCore
+@testable import ForceStageHost
+
+/// Press positions through recordings, replay, JSON lines and evaluate.
+@Suite("Positions")
+struct PositionTests {
+    static func load(_ stem: String) throws -> (Recording, PanelSetup) {
+        let url = sharedRecordings.appendingPathComponent("\(stem).json")
+        let rec = try Recording.load(url)
+        return (rec, try PanelSetup(metadata: rec.metadata, file: url.path))
+    }
+
+    @Test("panel4-offcentre: every peek and pop matched, position error p90 <= 0.02 plate units",
+          .enabled(if: sharedRecordingsPresent, sharedSkipReason))
+    func offCentreAcceptance() throws {
+        let (rec, setup) = try Self.load("panel4-500hz-offcentre-sample")
+        #expect(setup.positions == .corners, "four force channels and no positions: the spec's corners")
+        let s = score(events: replay(rec, setup: setup).events, labels: rec.metadata.labels, sampleRateHz: setup.sampleRateHz)
+        #expect(s.misses.isEmpty && s.falseEvents.isEmpty)
+        #expect(s.unpositioned == 0)
+        let errors = s.positionErrors
+        #expect(errors.count == rec.metadata.labels.filter { $0.x != nil }.count)
+        let p90 = try #require(percentile(errors, 0.9))
+        #expect(p90 <= 0.02, "p90 \(p90), errors \(errors)")
+    }
+
+    @Test("Positions add x/y and change nothing else: every shared recording, with and without them",
+          .enabled(if: sharedRecordingsPresent, sharedSkipReason))
+    func positionsChangeNothingElse() throws {
+        let stems = try FileManager.default.contentsOfDirectory(atPath: sharedRecordings.path)
+            .filter { $0.hasSuffix(".json") }.map { String($0.dropLast(5)) }
+        #expect(stems.count >= 6)
+        var positioned = 0
+        for stem in stems {
+            let (rec, setup) = try Self.load(stem)
+            var without = setup
+            without.positions = nil
+            let a = replay(rec, setup: setup).events
+            let b = replay(rec, setup: without).events
+            #expect(b.allSatisfy { $0.position == nil })
+            var stripped = a
+            for i in stripped.indices { stripped[i].position = nil }
+            #expect(stripped == b, "\(stem): events differ beyond x/y")
+            if setup.positions != nil {
+                positioned += 1
+                #expect(a.filter(\.kind.isGesture).allSatisfy { $0.position != nil }, "\(stem): a gesture without x/y")
+            }
+        }
+        #expect(positioned >= 3, "the panel4 recordings have positions")
+    }
+
+    @Test("JSON lines carry x and y on a four-cell panel only")
+    func jsonLines() {
+        let e = ForceEvent(kind: .peek, sample: 3, timestampNs: 0, forceNewtons: 1.5, position: PlatePoint(x: 0.25, y: 0.75))
+        #expect(eventJSON(e, sampleRateHz: 500).rendered().hasSuffix(",\"x\":0.25,\"y\":0.75}"))
+        let plain = ForceEvent(kind: .peek, sample: 3, timestampNs: 0, forceNewtons: 1.5)
+        #expect(!eventJSON(plain, sampleRateHz: 500).rendered().contains("\"x\""))
+    }
+
+    @Test("A cell position outside the plate, or on some cells only, is refused naming the key")
+    func badPositions() throws {
+        func metadata(_ positions: [String?]) -> String {
+            let force = positions.enumerated().map { i, p in
+                "{\"channel\": \"v\(i)\", \"zeroRaw\": 0, \"newtonsPerCount\": 0.001" + (p.map { ", \"position\": \($0)" } ?? "") + "}"
+            }.joined(separator: ", ")
+            let channels = (0..<positions.count).map { "{\"id\": \"v\($0)\", \"index\": \($0), \"format\": \"le:s32/32>>0\", \"role\": \"force\"}" }
+            return "{\"format\": \"forcestage-recording/1\", \"device\": {\"name\": \"x\"}, \"sampleRateHz\": 100, \"channels\": [\(channels.joined(separator: ", "))], \"calibration\": {\"force\": [\(force)], \"peekNewtons\": 1, \"popNewtons\": 2}}"
+        }
+        func parse(_ text: String) throws(InputError) -> RecordingMetadata {
+            try RecordingMetadata.parse(Data(text.utf8), file: "bad.json")
+        }
+        do {
+            _ = try parse(metadata(["[0, 0]", "[1.5, 0]", "[0, 1]"]))
+            Issue.record("a position outside the plate was accepted")
+        } catch {
+            #expect(error.description.contains("calibration.force[1].position"), "\(error.description)")
+        }
+        do {
+            _ = try parse(metadata(["[0, 0]", nil, "[0, 1]"]))
+            Issue.record("positions on some cells only were accepted")
+        } catch {
+            #expect(error.description.contains("calibration.force"), "\(error.description)")
+        }
+        let good = try parse(metadata(["[0, 0]", "[1, 0]", "[0.5, 1]"]))
+        #expect(good.calibration?.force[2].position == PlatePoint(x: 0.5, y: 1))
+    }
+}
