@@ -224,7 +224,7 @@ struct ProfileReader {
         var channels: [ForceChannelCalibration] = []
         for (i, t) in doc.array("channel").enumerated() {
             let path = "channel[\(i)]"
-            try unknownKeys(t, allowed: ["id", "zero_raw", "newtons_per_count", "curve"], prefix: path)
+            try unknownKeys(t, allowed: ["id", "zero_raw", "newtons_per_count", "curve", "position"], prefix: path)
             guard let id = try string(t, "id", "\(path).id") else {
                 throw fail("\(path).id", t.line, "missing", "name the IIO channel, e.g. id = \"voltage0\"")
             }
@@ -267,10 +267,32 @@ struct ProfileReader {
                     throw fail("\(path).newtons_per_count", t["newtons_per_count"]?.line, error.message, "weigh a known mass to find the scale")
                 }
             }
-            channels.append(ForceChannelCalibration(channel: id, mapping: mapping))
+            var position: PlatePoint?
+            if let (value, line) = t["position"] {
+                guard case .array(let items) = value, items.count == 2, let x = items[0].number, let y = items[1].number else {
+                    throw fail("\(path).position", line, "must be an [x, y] pair of numbers", "write position = [0.0, 1.0] (plate units)")
+                }
+                guard x >= 0, x <= 1, y >= 0, y <= 1 else {
+                    throw fail("\(path).position", line, "[\(JSON.format(x)), \(JSON.format(y))] lies outside the plate",
+                               "each coordinate is within 0..1, across each side of the plate")
+                }
+                position = PlatePoint(x: Float(x), y: Float(y))
+            }
+            channels.append(ForceChannelCalibration(channel: id, mapping: mapping, position: position))
         }
         guard !channels.isEmpty else {
             throw fail("channel", nil, "no [[channel]] table", "calibrate at least one force channel")
+        }
+        let tables = doc.array("channel")
+        if let i = channels.indices.first(where: { channels[$0].position != nil }) {
+            if channels.count == 1 {
+                throw fail("channel[0].position", tables[0]["position"]?.line, "a single-cell panel cannot locate a press",
+                           "remove position, or calibrate every cell of a multi-cell panel")
+            }
+            if let j = channels.indices.first(where: { channels[$0].position == nil }) {
+                throw fail("channel[\(j)].position", tables[j].line, "missing while channel[\(i)] has one",
+                           "give every [[channel]] a position = [x, y], or none (four cells default to the corners)")
+            }
         }
         do { try settings.validate() } catch {
             throw fail("levels", levels?.line, error.message, "fix the profile")

@@ -87,3 +87,37 @@ struct PositionTests {
         #expect(good.calibration?.force[2].position == PlatePoint(x: 0.5, y: 1))
     }
 }
+
+@Suite("Profile positions")
+struct ProfilePositionTests {
+    static func profile(_ channels: [String]) -> String {
+        "schema = 1\nname = \"p\"\n[levels]\npeek_newtons = 1.2\npop_newtons = 3.0\n" +
+            channels.enumerated().map { i, extra in "[[channel]]\nid = \"v\(i)\"\nzero_raw = 0\nnewtons_per_count = 0.001\n\(extra)\n" }.joined()
+    }
+
+    @Test("position = [x, y] per [[channel]] reads and writes back")
+    func reads() throws {
+        let text = Self.profile(["position = [0, 0]", "position = [1, 0]", "position = [0.5, 1]"])
+        let p = try Profile.parse(text, file: "p.toml")
+        #expect(p.channels.map(\.position) == [PlatePoint(x: 0, y: 0), PlatePoint(x: 1, y: 0), PlatePoint(x: 0.5, y: 1)])
+        let again = try Profile.parse(p.tomlText(), file: "again.toml")
+        #expect(again.channels.map(\.position) == p.channels.map(\.position))
+    }
+
+    @Test("Bad position keys are refused with file, line and key",
+          arguments: [
+            (["position = [0, 0]"], "channel[0].position", "single-cell"),
+            (["position = [0, 0]", "", "position = [0, 1]"], "channel[1].position", "missing"),
+            (["position = [0, 0]", "position = [1.5, 0]"], "channel[1].position", "outside the plate"),
+            (["position = [0, 0]", "position = \"corner\""], "channel[1].position", "pair of numbers"),
+          ])
+    func refused(_ channels: [String], key: String, problem: String) {
+        do {
+            _ = try Profile.parse(Self.profile(channels), file: "bad.toml")
+            Issue.record("accepted \(channels)")
+        } catch {
+            #expect(error.description.contains("bad.toml") && error.description.contains(key) && error.description.contains(problem),
+                    "\(error.description)")
+        }
+    }
+}
