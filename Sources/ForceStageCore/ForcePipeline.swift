@@ -234,6 +234,20 @@ public struct ForcePipeline: Sendable {
                                                                zeros: _cellZeros))
     }
 
+    /// The moments Σ newtons·x and Σ newtons·y of one scan, summed in the
+    /// order ``process(scan:into:)`` sums them (so bit for bit the same).
+    @inlinable
+    internal mutating func _moments(_ scan: UnsafeRawPointer) -> (Float, Float) {
+        var momentX: Float = 0
+        var momentY: Float = 0
+        for i in 0..<calibration.count {
+            let newtons = _newtons(i, _raw(i, scan))
+            momentX += newtons * _cellX[i]
+            momentY += newtons * _cellY[i]
+        }
+        return (momentX, momentY)
+    }
+
     /// Ends a zero block with per-cell sums `sums` (see ``CentreOfPressure/zeroBlockScans``).
     @inlinable
     internal mutating func _closeZeroBlock(_ sums: InlineArray<8, Float>) {
@@ -344,8 +358,11 @@ public struct ForcePipeline: Sendable {
         var lastRaw = _lastRaw
         var lastTimestamp = _lastTimestamp
         var stuckRun = _stuckRun
-        var momentsX = InlineArray<16, Float>(repeating: 0)
-        var momentsY = InlineArray<16, Float>(repeating: 0)
+        // Moments only of the last scans, the ones the position window keeps
+        // (a block that falls back to per-scan steps recomputes them all).
+        let tail = Classifier.blockScans - CentreOfPressure.windowScans
+        var momentsX = InlineArray<4, Float>(repeating: 0)
+        var momentsY = InlineArray<4, Float>(repeating: 0)
         var cells = _cells
         var zeroSums = _zeroSums
         var closedSums = zeroSums
@@ -368,6 +385,7 @@ public struct ForcePipeline: Sendable {
             var total: Float = 0
             var momentX: Float = 0
             var momentY: Float = 0
+            let moments = _hasPositions && k >= tail
             var same = sample > 0
             for i in 0..<calibration.count {
                 let raw = _raw(i, scan)
@@ -377,15 +395,17 @@ public struct ForcePipeline: Sendable {
                 if raw <= _formats[i].minimumRaw || raw >= _formats[i].maximumRaw { return false }
                 let newtons = _newtons(i, raw)
                 total += newtons
-                if _hasPositions {
+                if _hasPositions { zeroSums[i] += newtons }
+                if moments {
                     cells[i] = newtons
-                    zeroSums[i] += newtons
                     momentX += newtons * _cellX[i]
                     momentY += newtons * _cellY[i]
                 }
             }
-            momentsX[k] = momentX
-            momentsY[k] = momentY
+            if moments {
+                momentsX[k &- tail] = momentX
+                momentsY[k &- tail] = momentY
+            }
             if _hasPositions && sample & Int64(CentreOfPressure.zeroBlockScans - 1) == Int64(CentreOfPressure.zeroBlockScans - 1) {
                 closedSums = zeroSums
                 closedAt = k
@@ -414,8 +434,8 @@ public struct ForcePipeline: Sendable {
         }
         if _classifier.stepBlock(older: a, previous: b, forces: c, firstSample: first, firstTimestampNs: stamps[0]) {
             if _hasPositions {
-                for k in (Classifier.blockScans - CentreOfPressure.windowScans)..<Classifier.blockScans {
-                    _pressure.record(sample: first &+ Int64(k), force: c[k], x: momentsX[k], y: momentsY[k])
+                for k in tail..<Classifier.blockScans {
+                    _pressure.record(sample: first &+ Int64(k), force: c[k], x: momentsX[k &- tail], y: momentsY[k &- tail])
                 }
                 if closedAt >= 0 { _closeZeroBlock(closedSums) }
             }
@@ -423,7 +443,8 @@ public struct ForcePipeline: Sendable {
             for k in 0..<Classifier.blockScans {
                 let before = events.count
                 if _hasPositions {
-                    _pressure.record(sample: first &+ Int64(k), force: c[k], x: momentsX[k], y: momentsY[k])
+                    let (x, y) = _moments(scans + k * size)
+                    _pressure.record(sample: first &+ Int64(k), force: c[k], x: x, y: y)
                     if k == closedAt { _closeZeroBlock(closedSums) }
                 }
                 _classifier.step(force: c[k], sample: first &+ Int64(k), timestampNs: stamps[k], into: &events)
