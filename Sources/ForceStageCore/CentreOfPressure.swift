@@ -110,11 +110,15 @@ public enum CentreOfPressure {
     /// 1.3 N peek); below it the last decided position stands.
     public static let gateFraction: Float = 0.25
     /// Each cell's unloaded zero is re-measured per block of this many scans
-    /// (aligned to scan index): a block whose mean force is within half the
+    /// (aligned to scan index), from the mean of the block's last
+    /// ``zeroSampleScans`` scans (which the block fast path decodes for
+    /// positions anyway): a block whose mean force is within half the
     /// gate of the zeros' is idle; an idle block followed by another idle
     /// block (so no press was starting in it) moves each cell's zero a
     /// quarter of the way to that block's mean. Pressed blocks freeze it.
     public static let zeroBlockScans = 16
+    /// The scans at the end of each zero block whose readings are averaged.
+    public static let zeroSampleScans = 4
     /// The share of the way each accepted idle block moves the zeros.
     public static let zeroSmoothing: Float = 0.25
 }
@@ -132,11 +136,18 @@ internal struct _CellZeros: BitwiseCopyable, Sendable {
 
     @usableFromInline internal init() {}
 
-    /// Closes a block whose per-cell sums are `sums`.
+    /// Whether scan `sample` is one of the scans its zero block averages.
+    @inlinable @inline(__always)
+    internal static func samples(_ sample: Int64) -> Bool {
+        Int(truncatingIfNeeded: sample) & (CentreOfPressure.zeroBlockScans - 1)
+            >= CentreOfPressure.zeroBlockScans - CentreOfPressure.zeroSampleScans
+    }
+
+    /// Closes a block whose per-cell sums (over its sampled scans) are `sums`.
     @inlinable
     internal mutating func close(sums: InlineArray<8, Float>, cells: Int, x: InlineArray<8, Float>, y: InlineArray<8, Float>,
                                  idleBand: Float) {
-        let scale = 1 / Float(CentreOfPressure.zeroBlockScans)
+        let scale = 1 / Float(CentreOfPressure.zeroSampleScans)
         var mean: Float = 0
         for i in 0..<cells { mean += sums[i] * scale }
         let d = mean - total
@@ -230,3 +241,9 @@ extension PositionError {
     }
 }
 #endif
+
+extension ForcePipeline {
+    /// The force the classifier compares with its levels at the last scan
+    /// (newtons above the tracked baseline, spike-filtered).
+    public var pressForce: Float { _classifier._lastForce }
+}

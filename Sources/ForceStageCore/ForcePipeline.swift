@@ -197,6 +197,7 @@ public struct ForcePipeline: Sendable {
         var total: Float = 0
         var momentX: Float = 0
         var momentY: Float = 0
+        let zeroScan = _CellZeros.samples(sample)
         var same = sample > 0
         var railed = false
         for i in 0..<calibration.count {
@@ -208,7 +209,7 @@ public struct ForcePipeline: Sendable {
             total += newtons
             if _hasPositions {
                 _cells[i] = newtons
-                _zeroSums[i] += newtons
+                if zeroScan { _zeroSums[i] += newtons }
                 momentX += newtons * _cellX[i]
                 momentY += newtons * _cellY[i]
             }
@@ -386,6 +387,7 @@ public struct ForcePipeline: Sendable {
             var momentX: Float = 0
             var momentY: Float = 0
             let moments = _hasPositions && k >= tail
+            let zeroScan = _hasPositions && _CellZeros.samples(sample)
             var same = sample > 0
             for i in 0..<calibration.count {
                 let raw = _raw(i, scan)
@@ -395,7 +397,7 @@ public struct ForcePipeline: Sendable {
                 if raw <= _formats[i].minimumRaw || raw >= _formats[i].maximumRaw { return false }
                 let newtons = _newtons(i, raw)
                 total += newtons
-                if _hasPositions { zeroSums[i] += newtons }
+                if zeroScan { zeroSums[i] += newtons }
                 if moments {
                     cells[i] = newtons
                     momentX += newtons * _cellX[i]
