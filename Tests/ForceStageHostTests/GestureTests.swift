@@ -132,3 +132,59 @@ struct GestureTests {
         #expect(zip(values, values.dropFirst()).allSatisfy { $1.0 - $0.0 >= 8 }, "at most 60 per second at 500 scans/s")
     }
 }
+
+@Suite("Profile regions")
+struct ProfileRegionTests {
+    static func profile(channels: Int = 4, positions: Bool = false, _ regions: String) -> String {
+        var text = "schema = 1\nname = \"p\"\n[levels]\npeek_newtons = 1.2\npop_newtons = 3.0\n"
+        for i in 0..<channels {
+            text += "[[channel]]\nid = \"v\(i)\"\nzero_raw = 0\nnewtons_per_count = 0.001\n"
+            if positions { text += "position = [\(i % 2), \(i / 2)]\n" }
+        }
+        return text + regions
+    }
+
+    @Test("[[region]] reads with levels, a sensitivity preset, actions and a default")
+    func reads() throws {
+        let p = try Profile.parse(Self.profile("""
+            [[region]]
+            name = "ok"
+            rect = [0.0, 0.0, 0.5, 1.0]
+            actions = ["a", "b"]
+            default = true
+            [[region]]
+            name = "cancel"
+            rect = [0.5, 0.0, 1.0, 1.0]
+            sensitivity = "firm"
+            """), file: "p.toml")
+        #expect(p.regions.map(\.name) == ["ok", "cancel"])
+        #expect(p.regions[0].actions == ["a", "b"] && p.regions[0].isDefault && p.regions[0].peekNewtons == nil)
+        #expect(p.regions[1].peekNewtons == Double(Sensitivity.firm.levels.peek))
+    }
+
+    @Test("Bad regions are refused with file, line and key",
+          arguments: [
+            (4, false, "[[region]]\nname = \"a\"\nrect = [0.0, 0.0, 0.6, 1.0]\n[[region]]\nname = \"b\"\nrect = [0.5, 0.0, 1.0, 1.0]\n", "region[1].rect", "overlaps"),
+            (4, false, "[[region]]\nname = \"a\"\nrect = [0.0, 0.0, 1.5, 1.0]\n", "region[0].rect", "outside the plate"),
+            (1, false, "[[region]]\nname = \"a\"\nrect = [0.0, 0.0, 0.5, 1.0]\n", "region[0]", "need press positions"),
+            (3, false, "[[region]]\nname = \"a\"\nrect = [0.0, 0.0, 0.5, 1.0]\n", "region[0]", "need press positions"),
+            (4, false, "[[region]]\nname = \"a\"\nrect = [0.0, 0.0, 0.5, 1.0]\nactions = [\"1\", \"2\", \"3\", \"4\", \"5\"]\n", "region[0].actions", "at most 4"),
+            (4, false, "[[region]]\nname = \"a\"\nrect = [0.0, 0.0, 0.5, 1.0]\npeek_newtons = 3.5\n", "region[0].pop_newtons", "above its peek"),
+          ])
+    func refused(_ channels: Int, _ positions: Bool, _ regions: String, key: String, problem: String) {
+        do {
+            _ = try Profile.parse(Self.profile(channels: channels, positions: positions, regions), file: "bad.toml")
+            Issue.record("accepted \(regions)")
+        } catch {
+            #expect(error.description.contains("bad.toml") && error.description.contains(key) && error.description.contains(problem),
+                    "\(error.description)")
+        }
+    }
+
+    @Test("Three cells with positions may have regions")
+    func threeCellsWithPositions() throws {
+        let p = try Profile.parse(Self.profile(channels: 3, positions: true, "[[region]]\nname = \"a\"\nrect = [0.0, 0.0, 0.5, 1.0]\n"),
+                                  file: "p.toml")
+        #expect(p.regions.count == 1)
+    }
+}
