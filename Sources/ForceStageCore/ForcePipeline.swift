@@ -384,29 +384,38 @@ public struct ForcePipeline: Sendable {
             lastTimestamp = ts
             stamps[k] = ts
             var total: Float = 0
-            var momentX: Float = 0
-            var momentY: Float = 0
+            var same = sample > 0
             let moments = _hasPositions && k >= tail
             let zeroScan = _hasPositions && _CellZeros.samples(sample)
-            var same = sample > 0
-            for i in 0..<calibration.count {
-                let raw = _raw(i, scan)
-                if raw != lastRaw[i] { same = false }
-                lastRaw[i] = raw
-                // A scan on a rail raises `saturated`: the per-scan path handles it.
-                if raw <= _formats[i].minimumRaw || raw >= _formats[i].maximumRaw { return false }
-                let newtons = _newtons(i, raw)
-                total += newtons
-                if zeroScan { zeroSums[i] += newtons }
-                if moments {
+            if moments || zeroScan {
+                // The few scans positions need: the same sums, plus each cell's share.
+                var momentX: Float = 0
+                var momentY: Float = 0
+                for i in 0..<calibration.count {
+                    let raw = _raw(i, scan)
+                    if raw != lastRaw[i] { same = false }
+                    lastRaw[i] = raw
+                    if raw <= _formats[i].minimumRaw || raw >= _formats[i].maximumRaw { return false }
+                    let newtons = _newtons(i, raw)
+                    total += newtons
+                    if zeroScan { zeroSums[i] += newtons }
                     cells[i] = newtons
                     momentX += newtons * _cellX[i]
                     momentY += newtons * _cellY[i]
                 }
-            }
-            if moments {
-                momentsX[k &- tail] = momentX
-                momentsY[k &- tail] = momentY
+                if moments {
+                    momentsX[k &- tail] = momentX
+                    momentsY[k &- tail] = momentY
+                }
+            } else {
+                for i in 0..<calibration.count {
+                    let raw = _raw(i, scan)
+                    if raw != lastRaw[i] { same = false }
+                    lastRaw[i] = raw
+                    // A scan on a rail raises `saturated`: the per-scan path handles it.
+                    if raw <= _formats[i].minimumRaw || raw >= _formats[i].maximumRaw { return false }
+                    total += _newtons(i, raw)
+                }
             }
             if _hasPositions && sample & Int64(CentreOfPressure.zeroBlockScans - 1) == Int64(CentreOfPressure.zeroBlockScans - 1) {
                 closedSums = zeroSums
