@@ -454,12 +454,23 @@ public struct ForcePipeline: Sendable {
             for k in 0..<Classifier.blockScans {
                 let before = events.count
                 if _hasPositions {
-                    let (x, y) = _moments(scans + k * size)
-                    _pressure.record(sample: first &+ Int64(k), force: c[k], x: x, y: y)
+                    if k >= tail {
+                        _pressure.record(sample: first &+ Int64(k), force: c[k], x: momentsX[k &- tail], y: momentsY[k &- tail])
+                    }
                     if k == closedAt { _closeZeroBlock(closedSums) }
                 }
                 _classifier.step(force: c[k], sample: first &+ Int64(k), timestampNs: stamps[k], into: &events)
-                if _hasPositions && events.count != before { _stampPositions(&events, from: before) }
+                if _hasPositions && events.count != before {
+                    // Events are rare: only now are the moments of this block's
+                    // scans in the window computed (from their bytes, as the per-scan path sums them).
+                    var j = Swift.max(0, k &- (CentreOfPressure.windowScans &- 1))
+                    while j <= k && j < tail {
+                        let (x, y) = _moments(scans + j * size)
+                        _pressure.record(sample: first &+ Int64(j), force: c[j], x: x, y: y)
+                        j &+= 1
+                    }
+                    _stampPositions(&events, from: before)
+                }
             }
         }
         return true
