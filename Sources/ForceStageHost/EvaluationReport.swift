@@ -69,7 +69,7 @@ public struct EvaluationReport: Sendable {
     private static func positionLine(_ errors: [Double], unpositioned: Int) -> String? {
         guard !errors.isEmpty || unpositioned > 0 else { return nil }
         let q = quantiles.map { (n, q) in "\(n) \(percentile(errors, q).map { fixed($0, 4) } ?? "-")" }.joined(separator: " ")
-        var line = "    position error (\(errors.count) matched events with labelled x/y, plate units): \(q)"
+        var line = "    position error (\(errors.count) matched peeks and pops with labelled x/y, plate units): \(q)"
         if unpositioned > 0 { line += "; \(unpositioned) matched events carry no position" }
         return line
     }

@@ -60,11 +60,12 @@ public struct Score: Sendable {
     /// The fraction of peek and pop labels detected within max(2 scans, 10 ms) (misses count against it).
     public var withinTargetFraction: Double { pressLabels == 0 ? 1 : Double(pressesWithinTarget) / Double(pressLabels) }
 
-    /// Position errors (plate units, sorted) of the matched events whose label
-    /// carries `x`/`y`: the distance between the event's position and the label's.
+    /// Position errors (plate units, sorted) of the matched peeks and pops whose
+    /// label carries `x`/`y` (the spec defines label positions for those two):
+    /// the distance between the event's position and the label's.
     public var positionErrors: [Double] {
         matches.compactMap { m -> Double? in
-            guard let x = m.label.x, let y = m.label.y, let p = m.event.position else { return nil }
+            guard m.label.event != .release, let x = m.label.x, let y = m.label.y, let p = m.event.position else { return nil }
             let dx = Double(p.x) - x, dy = Double(p.y) - y
             return (dx * dx + dy * dy).squareRoot()
         }.sorted()
@@ -73,7 +74,7 @@ public struct Score: Sendable {
     /// Matched events whose label has a position but which carry none (a
     /// panel without cell positions): counted, never silently left out.
     public var unpositioned: Int {
-        matches.filter { $0.label.x != nil && $0.event.position == nil }.count
+        matches.filter { $0.label.event != .release && $0.label.x != nil && $0.event.position == nil }.count
     }
 
     /// Detection latencies in scans of the matched events of `kinds`, sorted.
