@@ -140,3 +140,22 @@ struct SynthPositionTests {
         #expect(p90 <= 0.02, "p90 \(p90)")
     }
 }
+
+@Suite("Plot positions")
+struct PlotPositionTests {
+    @Test("plot draws the press x and y over time on a four-cell panel, and not on a single cell",
+          .enabled(if: sharedRecordingsPresent, sharedSkipReason))
+    func plotTraces() throws {
+        let dir = try temporaryDirectory()
+        for (stem, expected) in [("panel4-500hz-offcentre-sample", true), ("hx711-80hz-sample", false)] {
+            let out = dir.appendingPathComponent("\(stem).svg")
+            let r = try forcestage(["plot", sharedRecordings.appendingPathComponent("\(stem).json").path, "-o", out.path])
+            #expect(r.status == 0, "\(r.stderr)")
+            let svg = try String(contentsOf: out, encoding: .utf8)
+            #expect(svg.contains("press x") == expected && svg.contains("stroke-dasharray=\"4 2\"") == expected, "\(stem)")
+        }
+        // Only pressed stretches are drawn: one trace per press for x and for y (6 presses).
+        let svg = try String(contentsOf: dir.appendingPathComponent("panel4-500hz-offcentre-sample.svg"), encoding: .utf8)
+        #expect(svg.components(separatedBy: "stroke-dasharray=\"4 2\"").count - 1 == 12)
+    }
+}
