@@ -188,3 +188,25 @@ struct ProfileRegionTests {
         #expect(p.regions.count == 1)
     }
 }
+
+@Suite("Negative cells")
+struct NegativeCellTests {
+    @Test("A cell wired backwards reads negative under a press: found, named, with the scan; a sound panel gives nothing")
+    func reversedCell() throws {
+        var script = GestureTests.idle(500)
+        script += GestureTests.ramp(GestureTests.Touch(x: 0.5, y: 0.5, force: 0), GestureTests.Touch(x: 0.5, y: 0.5, force: 3), 50)
+        script += Array(repeating: GestureTests.Touch(x: 0.5, y: 0.5, force: 3), count: 100)
+        script += GestureTests.ramp(GestureTests.Touch(x: 0.5, y: 0.5, force: 3), GestureTests.Touch(x: 0.5, y: 0.5, force: 0), 50)
+        script += GestureTests.idle(200)
+        let (rec, setup) = try GestureTests.recording(script)
+        let ids = rec.metadata.forceChannels.map(\.id)
+        #expect(negativeCells(rec, setup: setup, channels: ids).isEmpty)
+        // The same scans with cell 2's gain negated, as a reversed bridge reads.
+        var metadata = rec.metadata
+        metadata.calibration!.force[2].mapping = .linear(zeroRaw: 0, newtonsPerCount: -0.001)
+        let flipped = try PanelSetup(metadata: metadata, file: "flipped.json")
+        let found = negativeCells(rec, setup: flipped, channels: ids)
+        #expect(found.map(\.cell) == [2] && found[0].channel == "v2", "\(found)")
+        #expect(found.first.map { $0.message(file: "flipped.json").contains("calibration.force[2] (v2)") } == true)
+    }
+}

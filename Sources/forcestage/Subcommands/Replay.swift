@@ -48,6 +48,9 @@ extension ForceStage {
                 for line in traceScans(rec, setup: setup, from: parts[0], to: parts[1]) { emit(line) }
                 return
             }
+            for bad in negativeCells(rec, setup: setup, channels: rec.metadata.forceChannels.map(\.id)) {
+                FileHandle.standardError.write(Data("forcestage: warning: \(bad.message(file: path))\n".utf8))
+            }
             if gestures || progressHz != nil {
                 if let progressHz, !(progressHz > 0 && progressHz <= 1000) {
                     fail("--progress-hz must be above 0 and at most 1000, got \(progressHz)")
