@@ -60,8 +60,6 @@ public struct ForcePipeline: Sendable {
     @usableFromInline internal let _hasPositions: Bool
     @usableFromInline internal var _cellX = InlineArray<8, Float>(repeating: 0)
     @usableFromInline internal var _cellY = InlineArray<8, Float>(repeating: 0)
-    /// Each cell's calibrated newtons (after its zero) at the last scan.
-    @usableFromInline internal var _cells = InlineArray<8, Float>(repeating: 0)
     @usableFromInline internal var _pressure = _PressureWindow()
     @usableFromInline internal var _cellZeros = _CellZeros()
     /// Per-cell sums of the current zero block.
@@ -208,7 +206,6 @@ public struct ForcePipeline: Sendable {
             let newtons = _newtons(i, raw)
             total += newtons
             if _hasPositions {
-                _cells[i] = newtons
                 if zeroScan { _zeroSums[i] += newtons }
                 momentX += newtons * _cellX[i]
                 momentY += newtons * _cellY[i]
@@ -269,7 +266,10 @@ public struct ForcePipeline: Sendable {
     /// unloaded zero; kept on a panel with cell positions, 0 otherwise.
     public func cellNewtons(_ i: Int) -> Float {
         precondition(i >= 0 && i < calibration.count, "cell index out of range")
-        return _cells[i] - _cellZeros.zero[i]
+        guard _hasPositions else { return 0 }
+        // From the last scan's raw value, kept by both paths (not the hot path).
+        var me = self
+        return me._newtons(i, _lastRaw[i]) - _cellZeros.zero[i]
     }
 
     @inlinable
@@ -364,7 +364,6 @@ public struct ForcePipeline: Sendable {
         let tail = Classifier.blockScans - CentreOfPressure.windowScans
         var momentsX = InlineArray<4, Float>(repeating: 0)
         var momentsY = InlineArray<4, Float>(repeating: 0)
-        var cells = _cells
         var zeroSums = _zeroSums
         var closedSums = zeroSums
         var closedAt = -1
@@ -399,7 +398,6 @@ public struct ForcePipeline: Sendable {
                     let newtons = _newtons(i, raw)
                     total += newtons
                     if zeroScan { zeroSums[i] += newtons }
-                    cells[i] = newtons
                     momentX += newtons * _cellX[i]
                     momentY += newtons * _cellY[i]
                 }
@@ -436,7 +434,6 @@ public struct ForcePipeline: Sendable {
         _stuckRun = stuckRun
         _saturatedRun = 0
         _lastForce = window[Classifier.blockScans + 1]
-        _cells = cells
         _zeroSums = zeroSums
         let (a, b, c) = withUnsafeBytes(of: &window) { raw in
             (raw.loadUnaligned(as: SIMD16<Float>.self),
