@@ -123,6 +123,19 @@ public enum CentreOfPressure {
     public static let zeroSmoothing: Float = 0.25
 }
 
+/// What a block of the fast path gathers for positions before it commits.
+@usableFromInline
+internal struct _BlockPositions: BitwiseCopyable, Sendable {
+    @usableFromInline internal var momentsX = InlineArray<4, Float>(repeating: 0)
+    @usableFromInline internal var momentsY = InlineArray<4, Float>(repeating: 0)
+    @usableFromInline internal var zeroSums: InlineArray<8, Float>
+    @usableFromInline internal var closedSums = InlineArray<8, Float>(repeating: 0)
+    @usableFromInline internal var closedAt = -1
+
+    @inlinable
+    internal init(zeroSums: InlineArray<8, Float>) { self.zeroSums = zeroSums }
+}
+
 /// Each cell's unloaded zero, tracked while idle (see ``CentreOfPressure/zeroBlockScans``).
 @usableFromInline
 internal struct _CellZeros: BitwiseCopyable, Sendable {

@@ -232,6 +232,41 @@ public struct ForcePipeline: Sendable {
                                                                zeros: _cellZeros))
     }
 
+    /// One scan of a block that positions need (the window's last scans and
+    /// the zero block's sampled ones): the plain loop's checks and sum, plus
+    /// the zero sums and the moments, in the per-scan path's order. Returns
+    /// the scan's total, or nil when a channel is on a rail.
+    @usableFromInline @inline(never)
+    internal mutating func _positionScan(_ scan: UnsafeRawPointer, k: Int, sample: Int64, lastRaw: inout InlineArray<8, Int64>,
+                                         same: inout Bool, held: inout _BlockPositions) -> Float? {
+        let zeroScan = _CellZeros.samples(sample)
+        var total: Float = 0
+        var momentX: Float = 0
+        var momentY: Float = 0
+        for i in 0..<calibration.count {
+            let raw = _raw(i, scan)
+            if raw != lastRaw[i] { same = false }
+            lastRaw[i] = raw
+            if raw <= _formats[i].minimumRaw || raw >= _formats[i].maximumRaw { return nil }
+            let newtons = _newtons(i, raw)
+            total += newtons
+            if zeroScan { held.zeroSums[i] += newtons }
+            momentX += newtons * _cellX[i]
+            momentY += newtons * _cellY[i]
+        }
+        let tail = Classifier.blockScans - CentreOfPressure.windowScans
+        if k >= tail {
+            held.momentsX[k &- tail] = momentX
+            held.momentsY[k &- tail] = momentY
+        }
+        if sample & Int64(CentreOfPressure.zeroBlockScans - 1) == Int64(CentreOfPressure.zeroBlockScans - 1) {
+            held.closedSums = held.zeroSums
+            held.closedAt = k
+            held.zeroSums = InlineArray<8, Float>(repeating: 0)
+        }
+        return total
+    }
+
     /// The moments Σ newtons·x and Σ newtons·y of one scan, summed in the
     /// order ``process(scan:into:)`` sums them (so bit for bit the same).
     @inlinable
@@ -362,11 +397,7 @@ public struct ForcePipeline: Sendable {
         // Moments only of the last scans, the ones the position window keeps
         // (a block that falls back to per-scan steps recomputes them all).
         let tail = Classifier.blockScans - CentreOfPressure.windowScans
-        var momentsX = InlineArray<4, Float>(repeating: 0)
-        var momentsY = InlineArray<4, Float>(repeating: 0)
-        var zeroSums = _zeroSums
-        var closedSums = zeroSums
-        var closedAt = -1
+        var held: _BlockPositions? = _hasPositions ? _BlockPositions(zeroSums: _zeroSums) : nil
         var gaps: Int64 = 0
         var dropped: Int64 = 0
         for k in 0..<Classifier.blockScans {
@@ -384,27 +415,10 @@ public struct ForcePipeline: Sendable {
             stamps[k] = ts
             var total: Float = 0
             var same = sample > 0
-            let moments = _hasPositions && k >= tail
-            let zeroScan = _hasPositions && _CellZeros.samples(sample)
-            if moments || zeroScan {
-                // The few scans positions need: the same sums, plus each cell's share.
-                var momentX: Float = 0
-                var momentY: Float = 0
-                for i in 0..<calibration.count {
-                    let raw = _raw(i, scan)
-                    if raw != lastRaw[i] { same = false }
-                    lastRaw[i] = raw
-                    if raw <= _formats[i].minimumRaw || raw >= _formats[i].maximumRaw { return false }
-                    let newtons = _newtons(i, raw)
-                    total += newtons
-                    if zeroScan { zeroSums[i] += newtons }
-                    momentX += newtons * _cellX[i]
-                    momentY += newtons * _cellY[i]
-                }
-                if moments {
-                    momentsX[k &- tail] = momentX
-                    momentsY[k &- tail] = momentY
-                }
+            if _hasPositions && (k >= tail || _CellZeros.samples(sample)) {
+                // The few scans positions need, out of line so the plain loop stays as it was.
+                guard let t = _positionScan(scan, k: k, sample: sample, lastRaw: &lastRaw, same: &same, held: &held!) else { return false }
+                total = t
             } else {
                 for i in 0..<calibration.count {
                     let raw = _raw(i, scan)
@@ -414,11 +428,6 @@ public struct ForcePipeline: Sendable {
                     if raw <= _formats[i].minimumRaw || raw >= _formats[i].maximumRaw { return false }
                     total += _newtons(i, raw)
                 }
-            }
-            if _hasPositions && sample & Int64(CentreOfPressure.zeroBlockScans - 1) == Int64(CentreOfPressure.zeroBlockScans - 1) {
-                closedSums = zeroSums
-                closedAt = k
-                zeroSums = InlineArray<8, Float>(repeating: 0)
             }
             stuckRun = same ? stuckRun &+ 1 : 0
             if _classifier._parameters.stuckScans > 0 && stuckRun == _classifier._parameters.stuckScans { return false }
@@ -434,27 +443,27 @@ public struct ForcePipeline: Sendable {
         _stuckRun = stuckRun
         _saturatedRun = 0
         _lastForce = window[Classifier.blockScans + 1]
-        _zeroSums = zeroSums
+        if let held { _zeroSums = held.zeroSums }
         let (a, b, c) = withUnsafeBytes(of: &window) { raw in
             (raw.loadUnaligned(as: SIMD16<Float>.self),
              raw.loadUnaligned(fromByteOffset: 4, as: SIMD16<Float>.self),
              raw.loadUnaligned(fromByteOffset: 8, as: SIMD16<Float>.self))
         }
         if _classifier.stepBlock(older: a, previous: b, forces: c, firstSample: first, firstTimestampNs: stamps[0]) {
-            if _hasPositions {
+            if let held {
                 for k in tail..<Classifier.blockScans {
-                    _pressure.record(sample: first &+ Int64(k), force: c[k], x: momentsX[k &- tail], y: momentsY[k &- tail])
+                    _pressure.record(sample: first &+ Int64(k), force: c[k], x: held.momentsX[k &- tail], y: held.momentsY[k &- tail])
                 }
-                if closedAt >= 0 { _closeZeroBlock(closedSums) }
+                if held.closedAt >= 0 { _closeZeroBlock(held.closedSums) }
             }
         } else {
             for k in 0..<Classifier.blockScans {
                 let before = events.count
-                if _hasPositions {
+                if let held {
                     if k >= tail {
-                        _pressure.record(sample: first &+ Int64(k), force: c[k], x: momentsX[k &- tail], y: momentsY[k &- tail])
+                        _pressure.record(sample: first &+ Int64(k), force: c[k], x: held.momentsX[k &- tail], y: held.momentsY[k &- tail])
                     }
-                    if k == closedAt { _closeZeroBlock(closedSums) }
+                    if k == held.closedAt { _closeZeroBlock(held.closedSums) }
                 }
                 _classifier.step(force: c[k], sample: first &+ Int64(k), timestampNs: stamps[k], into: &events)
                 if _hasPositions && events.count != before {
