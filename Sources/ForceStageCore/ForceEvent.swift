@@ -38,16 +38,20 @@ public struct ForceEvent: Equatable, BitwiseCopyable, Sendable {
     public var latencyScans: Int32
     /// Nanoseconds from the first scan that crossed the level to the decision.
     public var latencyNs: Int64
+    /// Where on a multi-cell panel the press was at the decision (the centre
+    /// of pressure, plate units); nil on a panel without cell positions and on health events.
+    public var position: PlatePoint?
 
     /// Creates an event.
     public init(kind: EventKind, sample: Int64, timestampNs: Int64, forceNewtons: Float,
-                latencyScans: Int32 = 0, latencyNs: Int64 = 0) {
+                latencyScans: Int32 = 0, latencyNs: Int64 = 0, position: PlatePoint? = nil) {
         self.kind = kind
         self.sample = sample
         self.timestampNs = timestampNs
         self.forceNewtons = forceNewtons
         self.latencyScans = latencyScans
         self.latencyNs = latencyNs
+        self.position = position
     }
 }
 

@@ -74,6 +74,15 @@ public struct ForcePipeline: Sendable {
     @usableFromInline internal var _curveCount = InlineArray<8, Int>(repeating: 0)
     @usableFromInline internal var _timestampFormat: ChannelFormat
     @usableFromInline internal var _timestampOffset = 0
+    /// Where the cells are, if the panel knows (see ``CentreOfPressure``).
+    public let positions: CellPositions?
+    @usableFromInline internal let _hasPositions: Bool
+    @usableFromInline internal var _cellX = InlineArray<8, Float>(repeating: 0)
+    @usableFromInline internal var _cellY = InlineArray<8, Float>(repeating: 0)
+    @usableFromInline internal var _pressure = _PressureWindow()
+    @usableFromInline internal var _cellZeros = _CellZeros()
+    /// Per-cell sums of the current zero block.
+    @usableFromInline internal var _zeroSums = InlineArray<8, Float>(repeating: 0)
 
     /// Creates a pipeline.
     ///
@@ -82,8 +91,22 @@ public struct ForcePipeline: Sendable {
     ///   - calibration: the force channels and their calibration.
     ///   - parameters: classifier parameters resolved at the sample rate.
     ///   - timestampSlot: the layout slot of the timestamp channel, if any.
+    ///   - positions: where each force cell sits, in force-channel order
+    ///     (``CellPositions/standard(forCells:)`` gives the spec's default);
+    ///     `nil`, or a count that differs from the force channels', means no press positions.
     public init(layout: ScanLayout, calibration: PanelCalibration, parameters: ClassifierParameters,
-                timestampSlot: Int?) {
+                timestampSlot: Int?, positions: CellPositions? = nil) {
+        if let resolved = positions, resolved.count == calibration.count {
+            self.positions = resolved
+            self._hasPositions = true
+            for i in 0..<resolved.count {
+                _cellX[i] = resolved[i].x
+                _cellY[i] = resolved[i].y
+            }
+        } else {
+            self.positions = nil
+            self._hasPositions = false
+        }
         self.layout = layout
         self.calibration = calibration
         self._classifier = Classifier(parameters: parameters)
@@ -189,6 +212,9 @@ public struct ForcePipeline: Sendable {
         _lastTimestamp = ts
 
         var total: Float = 0
+        var momentX: Float = 0
+        var momentY: Float = 0
+        let zeroScan = _CellZeros.samples(sample)
         var same = sample > 0
         var railed = false
         for i in 0..<calibration.count {
@@ -196,11 +222,108 @@ public struct ForcePipeline: Sendable {
             if raw != _lastRaw[i] { same = false }
             _lastRaw[i] = raw
             if raw <= _formats[i].minimumRaw || raw >= _formats[i].maximumRaw { railed = true }
-            total += _newtons(i, raw)
+            let newtons = _newtons(i, raw)
+            total += newtons
+            if _hasPositions {
+                if zeroScan { _zeroSums[i] += newtons }
+                momentX += newtons * _cellX[i]
+                momentY += newtons * _cellY[i]
+            }
         }
         _lastForce = total
+        let before = events.count
+        if _hasPositions {
+            _pressure.record(sample: sample, force: total, x: momentX, y: momentY)
+            if sample & Int64(CentreOfPressure.zeroBlockScans - 1) == Int64(CentreOfPressure.zeroBlockScans - 1) {
+                _closeZeroBlock(_zeroSums)
+                _zeroSums = InlineArray<8, Float>(repeating: 0)
+            }
+        }
         _checkHealth(same: same, railed: railed, sample: sample, timestampNs: ts, into: &events)
         _classifier.step(force: total, sample: sample, timestampNs: ts, into: &events)
+        if _hasPositions && events.count != before { _stampPositions(&events, from: before) }
+    }
+
+    /// Gives the gesture events from offset `first` on the current centre of pressure.
+    @inlinable
+    internal mutating func _stampPositions(_ events: inout EventRing, from first: Int) {
+        events._stampPositions(from: first, _pressure.position(gate: _classifier._parameters.peek * CentreOfPressure.gateFraction,
+                                                               zeros: _cellZeros))
+    }
+
+    /// One scan of a block that positions need (the window's last scans and
+    /// the zero block's sampled ones): the plain loop's checks and sum, plus
+    /// the zero sums and the moments, in the per-scan path's order. Returns
+    /// the scan's total, or nil when a channel is on a rail.
+    @usableFromInline @inline(never)
+    internal mutating func _positionScan(_ scan: UnsafeRawPointer, k: Int, sample: Int64, lastRaw: inout InlineArray<8, Int64>,
+                                         same: inout Bool, held: inout _BlockPositions) -> Float? {
+        let zeroScan = _CellZeros.samples(sample)
+        var total: Float = 0
+        var momentX: Float = 0
+        var momentY: Float = 0
+        for i in 0..<calibration.count {
+            let raw = _raw(i, scan)
+            if raw != lastRaw[i] { same = false }
+            lastRaw[i] = raw
+            if raw <= _formats[i].minimumRaw || raw >= _formats[i].maximumRaw { return nil }
+            let newtons = _newtons(i, raw)
+            total += newtons
+            if zeroScan { held.zeroSums[i] += newtons }
+            momentX += newtons * _cellX[i]
+            momentY += newtons * _cellY[i]
+        }
+        let tail = Classifier.blockScans - CentreOfPressure.windowScans
+        if k >= tail {
+            held.momentsX[k &- tail] = momentX
+            held.momentsY[k &- tail] = momentY
+        }
+        if sample & Int64(CentreOfPressure.zeroBlockScans - 1) == Int64(CentreOfPressure.zeroBlockScans - 1) {
+            held.closedSums = held.zeroSums
+            held.closedAt = k
+            held.zeroSums = InlineArray<8, Float>(repeating: 0)
+        }
+        return total
+    }
+
+    /// The moments Σ newtons·x and Σ newtons·y of one scan, summed in the
+    /// order ``process(scan:into:)`` sums them (so bit for bit the same).
+    @inlinable
+    internal mutating func _moments(_ scan: UnsafeRawPointer) -> (Float, Float) {
+        var momentX: Float = 0
+        var momentY: Float = 0
+        for i in 0..<calibration.count {
+            let newtons = _newtons(i, _raw(i, scan))
+            momentX += newtons * _cellX[i]
+            momentY += newtons * _cellY[i]
+        }
+        return (momentX, momentY)
+    }
+
+    /// Ends a zero block with per-cell sums `sums` (see ``CentreOfPressure/zeroBlockScans``).
+    @inlinable
+    internal mutating func _closeZeroBlock(_ sums: InlineArray<8, Float>) {
+        _cellZeros.close(sums: sums, cells: calibration.count, x: _cellX, y: _cellY,
+                         idleBand: _classifier._parameters.peek * CentreOfPressure.gateFraction * 0.5)
+    }
+
+    /// The centre of pressure over the last scans (see ``CentreOfPressure``):
+    /// nil on a panel without cell positions, and before any press reached
+    /// the gate; below the gate, the last position decided.
+    public var centreOfPressure: PlatePoint? {
+        guard _hasPositions else { return nil }
+        var window = _pressure
+        return window.position(gate: _classifier._parameters.peek * CentreOfPressure.gateFraction, zeros: _cellZeros)
+    }
+
+    /// Force cell `i`'s calibrated newtons at the last scan after its tracked
+    /// unloaded zero; kept on a panel with cell positions, 0 otherwise.
+    public func cellNewtons(_ i: Int) -> Float {
+        precondition(i >= 0 && i < calibration.count, "cell index out of range")
+        guard _hasPositions else { return 0 }
+        // From the last scan's raw value, kept by both paths (not the hot path).
+        var me = self
+        return me._newtons(i, _lastRaw[i]) - _cellZeros.zero[i]
     }
 
     @inlinable
@@ -342,6 +465,10 @@ public struct ForcePipeline: Sendable {
         let scores = (_forceHigh, _changeScore, _restScore, _runNoisy, _runRestNoisy, _stuckRun, _previousForce, _previousTurn)
         var lastRaw = _lastRaw
         var lastTimestamp = _lastTimestamp
+        // Moments only of the last scans, the ones the position window keeps
+        // (a block that falls back to per-scan steps recomputes them all).
+        let tail = Classifier.blockScans - CentreOfPressure.windowScans
+        var held: _BlockPositions? = _hasPositions ? _BlockPositions(zeroSums: _zeroSums) : nil
         var gaps: Int64 = 0
         var dropped: Int64 = 0
         for k in 0..<Classifier.blockScans {
@@ -359,17 +486,27 @@ public struct ForcePipeline: Sendable {
             stamps[k] = ts
             var total: Float = 0
             var same = sample > 0
-            for i in 0..<calibration.count {
-                let raw = _raw(i, scan)
-                if raw != lastRaw[i] { same = false }
-                lastRaw[i] = raw
-                // A scan on a rail raises `saturated`: the per-scan path handles it.
-                if raw <= _formats[i].minimumRaw || raw >= _formats[i].maximumRaw {
+            if _hasPositions && (k >= tail || _CellZeros.samples(sample)) {
+                // The few scans positions need, out of line so the plain loop stays as it was.
+                guard let t = _positionScan(scan, k: k, sample: sample, lastRaw: &lastRaw, same: &same, held: &held!) else {
                     (_forceHigh, _changeScore, _restScore, _runNoisy, _runRestNoisy, _stuckRun, _previousForce, _previousTurn) = scores
                     _lastRaw = lastRawBefore
                     return false
                 }
-                total += _newtons(i, raw)
+                total = t
+            } else {
+                for i in 0..<calibration.count {
+                    let raw = _raw(i, scan)
+                    if raw != lastRaw[i] { same = false }
+                    lastRaw[i] = raw
+                    // A scan on a rail raises `saturated`: the per-scan path handles it.
+                    if raw <= _formats[i].minimumRaw || raw >= _formats[i].maximumRaw {
+                        (_forceHigh, _changeScore, _restScore, _runNoisy, _runRestNoisy, _stuckRun, _previousForce, _previousTurn) = scores
+                        _lastRaw = lastRawBefore
+                        return false
+                    }
+                    total += _newtons(i, raw)
+                }
             }
             // The health scores advance as on the per-scan path (the baseline
             // moves only at block ends, so `_atRest` reads the same value);
@@ -393,14 +530,40 @@ public struct ForcePipeline: Sendable {
         _lastRaw = lastRaw
         _saturatedRun = 0
         _lastForce = window[Classifier.blockScans + 1]
+        if let held { _zeroSums = held.zeroSums }
         let (a, b, c) = withUnsafeBytes(of: &window) { raw in
             (raw.loadUnaligned(as: SIMD16<Float>.self),
              raw.loadUnaligned(fromByteOffset: 4, as: SIMD16<Float>.self),
              raw.loadUnaligned(fromByteOffset: 8, as: SIMD16<Float>.self))
         }
-        if !_classifier.stepBlock(older: a, previous: b, forces: c, firstSample: first, firstTimestampNs: stamps[0]) {
+        if _classifier.stepBlock(older: a, previous: b, forces: c, firstSample: first, firstTimestampNs: stamps[0]) {
+            if let held {
+                for k in tail..<Classifier.blockScans {
+                    _pressure.record(sample: first &+ Int64(k), force: c[k], x: held.momentsX[k &- tail], y: held.momentsY[k &- tail])
+                }
+                if held.closedAt >= 0 { _closeZeroBlock(held.closedSums) }
+            }
+        } else {
             for k in 0..<Classifier.blockScans {
+                let before = events.count
+                if let held {
+                    if k >= tail {
+                        _pressure.record(sample: first &+ Int64(k), force: c[k], x: held.momentsX[k &- tail], y: held.momentsY[k &- tail])
+                    }
+                    if k == held.closedAt { _closeZeroBlock(held.closedSums) }
+                }
                 _classifier.step(force: c[k], sample: first &+ Int64(k), timestampNs: stamps[k], into: &events)
+                if _hasPositions && events.count != before {
+                    // Events are rare: only now are the moments of this block's
+                    // scans in the window computed (from their bytes, as the per-scan path sums them).
+                    var j = Swift.max(0, k &- (CentreOfPressure.windowScans &- 1))
+                    while j <= k && j < tail {
+                        let (x, y) = _moments(scans + j * size)
+                        _pressure.record(sample: first &+ Int64(j), force: c[j], x: x, y: y)
+                        j &+= 1
+                    }
+                    _stampPositions(&events, from: before)
+                }
             }
         }
         return true
@@ -411,8 +574,10 @@ public struct ForcePipeline: Sendable {
     public mutating func sensorLost(timestampNs: Int64, into events: inout EventRing) {
         guard !_lost else { return }
         _lost = true
+        let before = events.count
         events.pushLast(ForceEvent(kind: .lost, sample: nextSample, timestampNs: timestampNs, forceNewtons: _lastForce))
         _classifier.sensorFault(sample: nextSample, timestampNs: timestampNs, into: &events)
+        if _hasPositions && events.count != before { _stampPositions(&events, from: before) }
     }
 
     /// The timestamp of the last scan processed.
@@ -421,6 +586,8 @@ public struct ForcePipeline: Sendable {
     /// Ends the stream: emits `release` for a press in progress, stamped
     /// with the next scan index and the last scan's timestamp.
     public mutating func finish(into events: inout EventRing) {
+        let before = events.count
         _classifier.finish(sample: nextSample, timestampNs: _lastTimestamp, into: &events)
+        if _hasPositions && events.count != before { _stampPositions(&events, from: before) }
     }
 }

@@ -29,6 +29,7 @@ extension RecordingCalibration {
             case .badCalibration(let id, let e): return .failure(PipelineSetupError("force channel \(id): \(e.message)"))
             case .panel(let e): return .failure(PipelineSetupError(e.message))
             case .settings(let e): return .failure(PipelineSetupError(e.message))
+            case .positions(let e): return .failure(PipelineSetupError("cell positions: \(e.message)"))
             }
         }
     }

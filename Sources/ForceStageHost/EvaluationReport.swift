@@ -37,6 +37,8 @@ public struct EvaluationReport: Sendable {
         public var latencyMs: [Double] = []
         public var kinds: [DisagreementKind: Int] = [:]
         public var stuck = 0
+        public var positionErrors: [Double] = []
+        public var unpositioned = 0
 
         public var precision: Double { events == 0 ? (labels == 0 ? 1 : 0) : Double(matched) / Double(events) }
         public var recall: Double { labels == 0 ? 1 : Double(matched) / Double(labels) }
@@ -64,7 +66,10 @@ public struct EvaluationReport: Sendable {
             let l = s.latencies([.peek, .pop])
             o.latencyScans += l
             o.latencyMs += l.map { Double($0) * 1000 / s.sampleRateHz }
+            o.positionErrors += s.positionErrors
+            o.unpositioned += s.unpositioned
         }
+        o.positionErrors.sort()
         o.latencyScans.sort()
         o.latencyMs.sort()
         return o
@@ -76,6 +81,21 @@ public struct EvaluationReport: Sendable {
         guard !sorted.isEmpty else { return nil }
         let rank = Int((q * Double(sorted.count)).rounded(.up))
         return sorted[min(sorted.count - 1, max(0, rank - 1))]
+    }
+
+    /// The position error line, when any matched label carries a position.
+    private static func positionLine(_ errors: [Double], unpositioned: Int) -> String? {
+        guard !errors.isEmpty || unpositioned > 0 else { return nil }
+        let q = quantiles.map { (n, q) in "\(n) \(percentile(errors, q).map { fixed($0, 4) } ?? "-")" }.joined(separator: " ")
+        var line = "    position error (\(errors.count) matched peeks and pops with labelled x/y, plate units): \(q)"
+        if unpositioned > 0 { line += "; \(unpositioned) matched events carry no position" }
+        return line
+    }
+
+    private static func positionJSON(_ errors: [Double], unpositioned: Int) -> [(String, JSON)] {
+        guard !errors.isEmpty || unpositioned > 0 else { return [] }
+        return [("positionError", .object([("matched", .int(Int64(errors.count))), ("unpositioned", .int(Int64(unpositioned)))] +
+            quantiles.map { ($0.0, percentile(errors, $0.1).map { .double(($0 * 10_000).rounded() / 10_000) } ?? .null) }))]
     }
 
     /// A table for people.
@@ -99,6 +119,7 @@ public struct EvaluationReport: Sendable {
             let scans = s.latencies([.peek, .pop])
             lines.append(row(e.name, s.labels, s.events, s.precision, s.recall, s.f1, s.falseEvents.count, s.misses.count,
                              s.withinTargetFraction, scans, scans.map { Double($0) * 1000 / s.sampleRateHz }))
+            if let line = EvaluationReport.positionLine(s.positionErrors, unpositioned: s.unpositioned) { lines.append(line) }
             if e.counters.droppedScans > 0 {
                 lines.append("    \(e.counters.droppedScans) dropped scans in \(e.counters.timestampGaps) gaps")
             }
@@ -118,6 +139,7 @@ public struct EvaluationReport: Sendable {
             lines.append(row("overall", o.labels, o.events, o.precision, o.recall, o.f1, o.falseEvents, o.misses,
                              o.withinTarget, o.latencyScans, o.latencyMs))
             lines.append(kinds(DisagreementKind.allCases.map { ($0, o.kinds[$0] ?? 0) }, stuck: o.stuck))
+            if let line = EvaluationReport.positionLine(o.positionErrors, unpositioned: o.unpositioned) { lines.append(line) }
         }
         return lines.joined(separator: "\n")
     }
@@ -144,6 +166,7 @@ public struct EvaluationReport: Sendable {
                 fe: s.falseEvents.count, mi: s.misses.count, pressLabels: s.pressLabels, within: s.pressesWithinTarget,
                 fraction: s.withinTargetFraction, scans: scans, ms: scans.map { Double($0) * 1000 / s.sampleRateHz }) + [
                 ("droppedScans", .int(e.counters.droppedScans)),
+            ] + EvaluationReport.positionJSON(s.positionErrors, unpositioned: s.unpositioned) + [
                 ("falseEventList", .array(s.falseEvents.map { .object([("event", .string($0.kind.name)), ("sample", .int($0.sample))]) })),
                 ("missList", .array(s.misses.map { .object([("event", .string($0.event.name)), ("sample", .int(Int64($0.sample)))]) })),
                 ("disagreements", .object(e.kindCounts.map { ($0.0.rawValue, .int(Int64($0.1))) })),
@@ -163,7 +186,8 @@ public struct EvaluationReport: Sendable {
                                           within: o.pressesWithinTarget, fraction: o.withinTarget,
                                           scans: o.latencyScans, ms: o.latencyMs)
                                 + [("disagreements", .object(DisagreementKind.allCases.map { ($0.rawValue, .int(Int64(o.kinds[$0] ?? 0))) })),
-                                   ("stuckReports", .int(Int64(o.stuck)))])),
+                                   ("stuckReports", .int(Int64(o.stuck)))]
+                                + EvaluationReport.positionJSON(o.positionErrors, unpositioned: o.unpositioned))),
         ])
     }
 }

@@ -4,15 +4,22 @@ import ForceStageCore
 ///
 /// Keys: `event`, `sample`, `timestampNs`, `forceNewtons` (4 decimals),
 /// `latencyScans`, `latencyMs` (from the sample rate, 3 decimals).
+/// On a multi-cell panel, peek, pop, hold and release also carry `x` and `y`
+/// (the centre of pressure in plate units, 4 decimals).
 public func eventJSON(_ e: ForceEvent, sampleRateHz: Double) -> JSON {
-    .object([
+    var fields: [(String, JSON)] = [
         ("event", .string(e.kind.name)),
         ("sample", .int(e.sample)),
         ("timestampNs", .int(e.timestampNs)),
         ("forceNewtons", .double((Double(e.forceNewtons) * 10_000).rounded() / 10_000)),
         ("latencyScans", .int(Int64(e.latencyScans))),
         ("latencyMs", .double((Double(e.latencyScans) * 1_000_000 / sampleRateHz).rounded() / 1000)),
-    ])
+    ]
+    if let p = e.position {
+        fields.append(("x", .double((Double(p.x) * 10_000).rounded() / 10_000)))
+        fields.append(("y", .double((Double(p.y) * 10_000).rounded() / 10_000)))
+    }
+    return .object(fields)
 }
 
 /// One event as a fixed-width text line for people.
@@ -21,6 +28,7 @@ public func eventText(_ e: ForceEvent, sampleRateHz: Double) -> String {
     let name = e.kind.name.padding(toLength: 9, withPad: " ", startingAt: 0)
     let seconds = Double(e.sample) / sampleRateHz
     return "\(name) scan \(pad(e.sample, 7))  t=\(fixed(seconds, 3))s  force \(fixed(Double(e.forceNewtons), 3)) N  latency \(e.latencyScans) scans (\(fixed(ms, 1)) ms)"
+        + (e.position.map { "  at \(fixed(Double($0.x), 3)), \(fixed(Double($0.y), 3))" } ?? "")
 }
 
 func pad(_ n: Int64, _ width: Int) -> String {

@@ -23,6 +23,9 @@ public struct ForcePlot {
     public var marks: [Mark] = []
     /// The time of the first scan drawn, for the axis (a plot of part of a recording keeps its times).
     public var startSeconds = 0.0
+    /// The press position at each scan (nil while not pressed), drawn as x and
+    /// y traces over the plot's height (0 at the bottom, 1 at the top); nil: none.
+    public var positions: [PlatePoint?]?
 
     public init(title: String) { self.title = title }
 
@@ -45,12 +48,33 @@ public struct ForcePlot {
         return out
     }
 
-    /// The SVG text.
+    /// The centre of pressure at every scan while the classifier is pressed
+    /// (nil otherwise), or nil for a panel without cell positions.
+    public static func pressPositions(_ recording: Recording, setup: PanelSetup) -> [PlatePoint?]? {
+        guard setup.positions != nil else { return nil }
+        var pipeline = setup.makePipeline()
+        var ring = EventRing()
+        var out: [PlatePoint?] = []
+        out.reserveCapacity(recording.scanCount)
+        let size = setup.layout.scanSize
+        recording.scans.withUnsafeBytes { raw in
+            for i in 0..<recording.scanCount {
+                pipeline.process(scan: raw.baseAddress! + i * size, into: &ring)
+                while ring.popFirst() != nil {}
+                out.append(pipeline.classifier.state == .idle ? nil : pipeline.centreOfPressure)
+            }
+        }
+        return out
+    }
+
+    /// The SVG text (with the press position traces on a panel with cell positions).
     public func svg(_ recording: Recording, setup: PanelSetup) -> String {
         let force = ForcePlot.netForce(recording, setup: setup)
         let events = replay(recording, setup: setup).events
-        return svg(force: force, sampleRateHz: setup.sampleRateHz, settings: setup.settings, events: events,
-                   labels: recording.metadata.labels)
+        var plot = self
+        if plot.positions == nil { plot.positions = ForcePlot.pressPositions(recording, setup: setup) }
+        return plot.svg(force: force, sampleRateHz: setup.sampleRateHz, settings: setup.settings, events: events,
+                        labels: recording.metadata.labels)
     }
 
     /// The SVG text for a force series already computed.
@@ -135,6 +159,34 @@ public struct ForcePlot {
             i = end
         }
         s += "<polyline fill=\"none\" stroke=\"#1f5fa8\" stroke-width=\"1.3\" points=\"\(points.joined(separator: " "))\"/>\n"
+        // Press positions: x and y (0..1) over the plot's height, broken where not pressed.
+        var positionsDrawn = false
+        if let positions, !positions.isEmpty {
+            for (axis, color) in [(0, "#16a085"), (1, "#8e44ad")] {
+                var run: [String] = []
+                func flush() {
+                    if run.count > 1 {
+                        s += "<polyline fill=\"none\" stroke=\"\(color)\" stroke-width=\"1.2\" stroke-dasharray=\"4 2\" points=\"\(run.joined(separator: " "))\"/>\n"
+                    }
+                    run.removeAll()
+                }
+                let stride = Swift.max(1, positions.count / Int(plotW))
+                var k = 0
+                while k < positions.count {
+                    if let p = positions[k] {
+                        let v = Double(axis == 0 ? p.x : p.y)
+                        run.append("\(f(x(Double(k)))),\(f(top + (1 - Swift.min(Swift.max(v, 0), 1)) * plotH))")
+                    } else {
+                        flush()
+                    }
+                    k += stride
+                }
+                flush()
+            }
+            positionsDrawn = true
+            s += "<text x=\"\(f(left + plotW + 6))\" y=\"\(f(top + plotH))\" font-size=\"10\" fill=\"#555\">x, y 0</text>\n"
+            s += "<text x=\"\(f(left + plotW + 6))\" y=\"\(f(top + 10))\" font-size=\"10\" fill=\"#555\">x, y 1</text>\n"
+        }
         // Labels: ground truth as ticks under the axis.
         if showLabels && !labels.isEmpty {
             for l in labels {
@@ -182,7 +234,9 @@ public struct ForcePlot {
         // Legend.
         let ly = height - 26
         var lx = left
-        for (name, color) in [("force", "#1f5fa8"), ("peek", "#d68910"), ("pop", "#c0392b"), ("release", "#27ae60"), ("hysteresis band", "#f2b134")] {
+        var legend = [("force", "#1f5fa8"), ("peek", "#d68910"), ("pop", "#c0392b"), ("release", "#27ae60"), ("hysteresis band", "#f2b134")]
+        if positionsDrawn { legend += [("press x", "#16a085"), ("press y", "#8e44ad")] }
+        for (name, color) in legend {
             s += "<rect x=\"\(f(lx))\" y=\"\(f(ly - 9))\" width=\"12\" height=\"10\" fill=\"\(color)\" fill-opacity=\"\(name == "hysteresis band" ? "0.4" : "1")\"/>"
             s += "<text x=\"\(f(lx + 16))\" y=\"\(f(ly))\">\(name)</text>\n"
             lx += Double(name.count) * 7 + 40

@@ -10,10 +10,14 @@ public struct PanelSetup: Sendable {
     public var parameters: ClassifierParameters
     public var timestampSlot: Int?
     public var sampleRateHz: Double
+    /// Where the cells are: the calibration's positions, else the spec's
+    /// corners for four force channels, else nil (no press positions).
+    public var positions: CellPositions?
 
     /// A fresh pipeline for this setup.
     public func makePipeline() -> ForcePipeline {
-        ForcePipeline(layout: layout, calibration: calibration, parameters: parameters, timestampSlot: timestampSlot)
+        ForcePipeline(layout: layout, calibration: calibration, parameters: parameters, timestampSlot: timestampSlot,
+                      positions: positions)
     }
 
     /// Why a setup could not be built from a layout and a calibration.
@@ -28,6 +32,8 @@ public struct PanelSetup: Sendable {
         case panel(CalibrationError)
         /// The settings cannot be resolved at the sample rate.
         case settings(SettingsError)
+        /// The cell positions cannot locate a press.
+        case positions(PositionError)
     }
 
     /// Builds the setup for a scan layout: the one place a calibration
@@ -45,10 +51,12 @@ public struct PanelSetup: Sendable {
                 forceCalibration: [ForceChannelCalibration], settings: ClassifierSettings,
                 sampleRateHz: Double, timestampSlot: Int?) throws(Problem) {
         var pairs: [(slot: Int, calibration: ChannelCalibration)] = []
+        var points: [PlatePoint] = []
         for id in forceChannels {
             guard let entry = forceCalibration.first(where: { $0.channel == id }) else { throw .uncalibrated(channel: id) }
             guard let s = slot(id) else { throw .notInScan(channel: id) }
             do { pairs.append((s, try entry.mapping.core())) } catch { throw .badCalibration(channel: id, error) }
+            if let p = entry.position { points.append(p) }
         }
         do { calibration = try PanelCalibration(pairs, layout: layout) } catch { throw .panel(error) }
         // The creep allowance the settings leave open comes from the calibration:
@@ -57,6 +65,12 @@ public struct PanelSetup: Sendable {
         if settings.creepAllowance == nil {
             let fsr = pairs.contains { if case .curve = $0.calibration { return true } else { return false } }
             settings.creepAllowance = fsr ? ClassifierSettings.fsrCreepAllowance : 0
+        }
+        if points.isEmpty {
+            positions = CellPositions.standard(forCells: pairs.count)
+        } else {
+            guard points.count == pairs.count else { throw .positions(.tooFewCells(points.count)) }
+            do { positions = try CellPositions(points) } catch { throw .positions(error) }
         }
         do { parameters = try ClassifierParameters(settings, sampleRateHz: Float(sampleRateHz)) } catch { throw .settings(error) }
         self.layout = layout
@@ -109,6 +123,9 @@ public struct PanelSetup: Sendable {
                 throw InputError(file: file, key: "calibration.force", problem: e.message, hint: "fix the force channels")
             case .settings(let e):
                 throw InputError(file: file, problem: e.message, hint: "fix the settings")
+            case .positions(let e):
+                throw InputError(file: file, key: "calibration.force[].position", problem: e.message,
+                                 hint: "give every force cell its [x, y] on the plate, at least three not in a line")
             }
         }
     }

@@ -42,6 +42,7 @@ extension Profile {
                 for p in points { out += "  [\(JSON.format(p.raw)), \(JSON.format(p.newtons))],\n" }
                 out += "]\n"
             }
+            if let p = c.position { out += "position = [\(JSON.format(Double(p.x))), \(JSON.format(Double(p.y)))]\n" }
         }
         return out
     }

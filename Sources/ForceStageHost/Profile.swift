@@ -23,6 +23,8 @@ public struct Profile: Sendable {
     public var haptics: HapticsSettings?
     /// Where it was read from.
     public var file: String
+    /// Named regions of the plate (`[[region]]`), validated: inside the plate, not overlapping.
+    public var regions: [Region] = []
 
     /// Creates a profile from its parts (calibrate builds one from a session).
     public init(name: String, matchName: String?, matchLabel: String?, channels: [ForceChannelCalibration],
@@ -142,7 +144,7 @@ struct ProfileReader {
         for t in doc.tables where !known.contains(t.name) {
             throw fail("[\(t.name)]", t.line, "is not a profile table", "tables are \(known.map { "[\($0)]" }.joined(separator: ", ")) and [[channel]]")
         }
-        for t in doc.arrays where t.name != "channel" {
+        for t in doc.arrays where t.name != "channel" && t.name != "region" {
             throw fail("[[\(t.name)]]", t.line, "is not a profile table", "per-channel calibration goes in [[channel]]")
         }
         try unknownKeys(doc.root, allowed: ["schema", "name"], prefix: "")
@@ -242,7 +244,7 @@ struct ProfileReader {
         var channels: [ForceChannelCalibration] = []
         for (i, t) in doc.array("channel").enumerated() {
             let path = "channel[\(i)]"
-            try unknownKeys(t, allowed: ["id", "zero_raw", "newtons_per_count", "curve"], prefix: path)
+            try unknownKeys(t, allowed: ["id", "zero_raw", "newtons_per_count", "curve", "position"], prefix: path)
             guard let id = try string(t, "id", "\(path).id") else {
                 throw fail("\(path).id", t.line, "missing", "name the IIO channel, e.g. id = \"voltage0\"")
             }
@@ -285,10 +287,32 @@ struct ProfileReader {
                     throw fail("\(path).newtons_per_count", t["newtons_per_count"]?.line, error.message, "weigh a known mass to find the scale")
                 }
             }
-            channels.append(ForceChannelCalibration(channel: id, mapping: mapping))
+            var position: PlatePoint?
+            if let (value, line) = t["position"] {
+                guard case .array(let items) = value, items.count == 2, let x = items[0].number, let y = items[1].number else {
+                    throw fail("\(path).position", line, "must be an [x, y] pair of numbers", "write position = [0.0, 1.0] (plate units)")
+                }
+                guard x >= 0, x <= 1, y >= 0, y <= 1 else {
+                    throw fail("\(path).position", line, "[\(JSON.format(x)), \(JSON.format(y))] lies outside the plate",
+                               "each coordinate is within 0..1, across each side of the plate")
+                }
+                position = PlatePoint(x: Float(x), y: Float(y))
+            }
+            channels.append(ForceChannelCalibration(channel: id, mapping: mapping, position: position))
         }
         guard !channels.isEmpty else {
             throw fail("channel", nil, "no [[channel]] table", "calibrate at least one force channel")
+        }
+        let tables = doc.array("channel")
+        if let i = channels.indices.first(where: { channels[$0].position != nil }) {
+            if channels.count == 1 {
+                throw fail("channel[0].position", tables[0]["position"]?.line, "a single-cell panel cannot locate a press",
+                           "remove position, or calibrate every cell of a multi-cell panel")
+            }
+            if let j = channels.indices.first(where: { channels[$0].position == nil }) {
+                throw fail("channel[\(j)].position", tables[j].line, "missing while channel[\(i)] has one",
+                           "give every [[channel]] a position = [x, y], or none (four cells default to the corners)")
+            }
         }
         do { try settings.validate() } catch {
             throw fail("levels", levels?.line, error.message, "fix the profile")
@@ -297,6 +321,7 @@ struct ProfileReader {
                               budgetMilliseconds: budget, file: file)
         profile.uinput = try readUInput(doc.table("uinput"))
         profile.haptics = try readHaptics(doc.table("haptics"))
+        profile.regions = try readRegions(doc, channels: channels, settings: settings)
         return profile
     }
 
@@ -379,5 +404,84 @@ struct ProfileReader {
             h.strength = v
         }
         return h
+    }
+
+    /// `[[region]]` tables: name, rect = [x0, y0, x1, y1] (plate units),
+    /// optional peek_newtons / pop_newtons or sensitivity, up to four
+    /// actions, default = true for presses outside every region.
+    func readRegions(_ doc: TOMLDocument, channels: [ForceChannelCalibration], settings: ClassifierSettings) throws(InputError) -> [Region] {
+        var regions: [Region] = []
+        var lines: [Int] = []
+        for (i, t) in doc.array("region").enumerated() {
+            let path = "region[\(i)]"
+            try unknownKeys(t, allowed: ["name", "rect", "peek_newtons", "pop_newtons", "sensitivity", "actions", "default"], prefix: path)
+            if channels.count < 2 || (channels.count != 4 && channels.contains(where: { $0.position == nil })) {
+                throw fail(path, t.line, "regions need press positions, and this panel has none",
+                           channels.count < 2 ? "a single-cell panel cannot tell where it is pressed; remove [[region]]"
+                                              : "give every [[channel]] a position = [x, y]")
+            }
+            guard let name = try string(t, "name", "\(path).name"), !name.isEmpty else {
+                throw fail("\(path).name", t.line, "missing", "name the region, e.g. name = \"ok-button\"")
+            }
+            if regions.contains(where: { $0.name == name }) {
+                throw fail("\(path).name", t["name"]?.line, "region \"\(name)\" is named twice", "give each region its own name")
+            }
+            guard let (rectValue, rectLine) = t["rect"] else {
+                throw fail("\(path).rect", t.line, "missing", "write rect = [x0, y0, x1, y1] in plate units (0..1)")
+            }
+            guard case .array(let items) = rectValue, items.count == 4 else {
+                throw fail("\(path).rect", rectLine, "must be [x0, y0, x1, y1]", "write rect = [0.0, 0.0, 0.5, 0.5]")
+            }
+            let numbers = items.compactMap(\.number)
+            guard numbers.count == 4 else {
+                throw fail("\(path).rect", rectLine, "must be four numbers", "write rect = [0.0, 0.0, 0.5, 0.5]")
+            }
+            guard numbers.allSatisfy({ $0 >= 0 && $0 <= 1 }) else {
+                throw fail("\(path).rect", rectLine, "lies outside the plate", "every coordinate is within 0..1")
+            }
+            guard numbers[0] < numbers[2], numbers[1] < numbers[3] else {
+                throw fail("\(path).rect", rectLine, "is empty: x0 must be below x1 and y0 below y1", "write [x0, y0, x1, y1]")
+            }
+            var peek = try number(t, "peek_newtons", "\(path).peek_newtons")
+            var pop = try number(t, "pop_newtons", "\(path).pop_newtons")
+            if let s = try string(t, "sensitivity", "\(path).sensitivity") {
+                guard let preset = Sensitivity.allCases.first(where: { "\($0)" == s }) else {
+                    throw fail("\(path).sensitivity", t["sensitivity"]?.line, "\"\(s)\" is not a sensitivity", "use light, medium or firm")
+                }
+                peek = peek ?? Double(preset.levels.peek)
+                pop = pop ?? Double(preset.levels.pop)
+            }
+            let effectivePeek = peek ?? Double(settings.peekNewtons), effectivePop = pop ?? Double(settings.popNewtons)
+            guard effectivePeek > 0, effectivePop > effectivePeek else {
+                throw fail("\(path).pop_newtons", (t["pop_newtons"] ?? t["peek_newtons"])?.line ?? t.line,
+                           "the region's pop level must be above its peek level, both above zero", "fix peek_newtons / pop_newtons")
+            }
+            var actions: [String] = []
+            if let (value, line) = t["actions"] {
+                guard case .array(let items) = value else { throw fail("\(path).actions", line, "must be an array of names", "write actions = [\"open\", \"share\"]") }
+                for item in items {
+                    guard case .string(let a) = item, !a.isEmpty else {
+                        throw fail("\(path).actions", line, "must be non-empty strings", "write actions = [\"open\", \"share\"]")
+                    }
+                    actions.append(a)
+                }
+                guard actions.count <= Region.maximumActions else {
+                    throw fail("\(path).actions", line, "\(actions.count) quick actions; a region has at most \(Region.maximumActions)", "keep four or fewer")
+                }
+            }
+            let isDefault = try bool(t, "default", "\(path).default") ?? false
+            if isDefault, let other = regions.firstIndex(where: \.isDefault) {
+                throw fail("\(path).default", t["default"]?.line, "region[\(other)] is already the default", "keep one default region")
+            }
+            let region = Region(name: name, minX: numbers[0], minY: numbers[1], maxX: numbers[2], maxY: numbers[3],
+                                peekNewtons: peek, popNewtons: pop, actions: actions, isDefault: isDefault)
+            if let j = regions.firstIndex(where: { $0.overlaps(region) }) {
+                throw fail("\(path).rect", rectLine, "overlaps region[\(j)] \"\(regions[j].name)\" (line \(lines[j]))",
+                           "regions must not overlap: a press must belong to one region")
+            }
+            regions.append(region)
+            lines.append(rectLine)
+        }
+        return regions
     }
 }

@@ -68,10 +68,13 @@ public struct CurvePoint: Equatable, Sendable {
 public struct ForceChannelCalibration: Equatable, Sendable {
     public var channel: String
     public var mapping: ForceMapping
+    /// Where the cell supports the plate (plate units), when the panel says.
+    public var position: PlatePoint?
 
-    public init(channel: String, mapping: ForceMapping) {
+    public init(channel: String, mapping: ForceMapping, position: PlatePoint? = nil) {
         self.channel = channel
         self.mapping = mapping
+        self.position = position
     }
 }
 
@@ -96,11 +99,16 @@ public struct Label: Equatable, Sendable {
     public var sample: Int
     /// For `release`: where the force last fell below the peek level.
     public var windowStart: Int?
+    /// Where the finger pressed at that scan (plate units), on a multi-cell panel.
+    public var x: Double?
+    public var y: Double?
 
-    public init(event: EventKind, sample: Int, windowStart: Int? = nil) {
+    public init(event: EventKind, sample: Int, windowStart: Int? = nil, x: Double? = nil, y: Double? = nil) {
         self.event = event
         self.sample = sample
         self.windowStart = windowStart
+        self.x = x
+        self.y = y
     }
 }
 

@@ -170,7 +170,15 @@ extension RecordingMetadata {
                 if let windowStart, windowStart < 0 || windowStart > sample {
                     throw l.fail("windowStart", "\(windowStart) is not between 0 and sample \(sample)", "windowStart is where the force last fell below the peek level, at or before sample")
                 }
-                labels.append(Label(event: kind, sample: Int(sample), windowStart: windowStart.map { Int($0) }))
+                let x = try l.number("x", required: false)
+                let y = try l.number("y", required: false)
+                guard (x == nil) == (y == nil) else {
+                    throw l.fail(x == nil ? "x" : "y", "missing while \(x == nil ? "y" : "x") is given", "a label's position needs both x and y")
+                }
+                for (key, v) in [("x", x), ("y", y)] {
+                    if let v, !v.isFinite { throw l.fail(key, "is not a finite number", "positions are in plate units, 0..1") }
+                }
+                labels.append(Label(event: kind, sample: Int(sample), windowStart: windowStart.map { Int($0) }, x: x, y: y))
             }
         }
         return RecordingMetadata(deviceName: name, deviceLabel: label, sampleRateHz: rate, timestampClock: clock,
@@ -210,7 +218,20 @@ extension RecordingMetadata {
                     throw f.fail("newtonsPerCount", error.message, "weigh a known mass to find the scale")
                 }
             }
-            force.append(ForceChannelCalibration(channel: id, mapping: mapping))
+            var position: PlatePoint?
+            if let list = try f.array("position", required: false) {
+                guard list.count == 2, let x = JSONFields.double(list[0]), let y = JSONFields.double(list[1]) else {
+                    throw f.fail("position", "must be an [x, y] pair of numbers", "write [0.0, 1.0]: plate units across each side")
+                }
+                guard x >= 0, x <= 1, y >= 0, y <= 1 else {
+                    throw f.fail("position", "[\(JSON.format(x)), \(JSON.format(y))] lies outside the plate", "each coordinate is within 0..1")
+                }
+                position = PlatePoint(x: Float(x), y: Float(y))
+            }
+            force.append(ForceChannelCalibration(channel: id, mapping: mapping, position: position))
+        }
+        if force.contains(where: { $0.position != nil }) && force.contains(where: { $0.position == nil }) {
+            throw cal.fail("force", "some force channels have a position and some do not", "give every force channel a position, or none")
         }
         for channel in channels where channel.role == .force && !force.contains(where: { $0.channel == channel.id }) {
             throw cal.fail("force", "force channel \"\(channel.id)\" has no calibration", "add an entry with zeroRaw and newtonsPerCount, or a curve")
@@ -242,15 +263,15 @@ extension RecordingMetadata {
         if let calibration {
             root.append(("calibration", .object([
                 ("force", .array(calibration.force.map { f in
+                    var o: [(String, JSON)] = [("channel", .string(f.channel))]
                     switch f.mapping {
                     case .linear(let zero, let scale):
-                        return .object([("channel", .string(f.channel)), ("zeroRaw", .double(zero)),
-                                         ("newtonsPerCount", .double(scale))])
+                        o += [("zeroRaw", .double(zero)), ("newtonsPerCount", .double(scale))]
                     case .curve(let points):
-                        return .object([("channel", .string(f.channel)), ("curve", .array(points.map { p in
-                            .array([.double(p.raw), .double(p.newtons)])
-                        }))])
+                        o.append(("curve", .array(points.map { p in .array([.double(p.raw), .double(p.newtons)]) })))
                     }
+                    if let p = f.position { o.append(("position", .array([.double(Double(p.x)), .double(Double(p.y))]))) }
+                    return .object(o)
                 })),
                 ("peekNewtons", .double(calibration.peekNewtons)),
                 ("popNewtons", .double(calibration.popNewtons)),
@@ -260,6 +281,7 @@ extension RecordingMetadata {
             root.append(("labels", .array(labels.map { l in
                 var o: [(String, JSON)] = [("event", .string(l.event.name)), ("sample", .int(Int64(l.sample)))]
                 if let w = l.windowStart { o.append(("windowStart", .int(Int64(w)))) }
+                if let x = l.x, let y = l.y { o += [("x", .double(x)), ("y", .double(y))] }
                 return .object(o)
             })))
         }

@@ -60,6 +60,23 @@ public struct Score: Sendable {
     /// The fraction of peek and pop labels detected within max(2 scans, 10 ms) (misses count against it).
     public var withinTargetFraction: Double { pressLabels == 0 ? 1 : Double(pressesWithinTarget) / Double(pressLabels) }
 
+    /// Position errors (plate units, sorted) of the matched peeks and pops whose
+    /// label carries `x`/`y` (the spec defines label positions for those two):
+    /// the distance between the event's position and the label's.
+    public var positionErrors: [Double] {
+        matches.compactMap { m -> Double? in
+            guard m.label.event != .release, let x = m.label.x, let y = m.label.y, let p = m.event.position else { return nil }
+            let dx = Double(p.x) - x, dy = Double(p.y) - y
+            return (dx * dx + dy * dy).squareRoot()
+        }.sorted()
+    }
+
+    /// Matched events whose label has a position but which carry none (a
+    /// panel without cell positions): counted, never silently left out.
+    public var unpositioned: Int {
+        matches.filter { $0.label.event != .release && $0.label.x != nil && $0.event.position == nil }.count
+    }
+
     /// Detection latencies in scans of the matched events of `kinds`, sorted.
     public func latencies(_ kinds: Set<EventKind> = [.peek, .pop, .release]) -> [Int64] {
         matches.filter { kinds.contains($0.label.event) }.map(\.latencyScans).sorted()
@@ -106,6 +123,13 @@ public func score(events all: [ForceEvent], labels unsorted: [Label], sampleRate
     let within = matches.filter { $0.label.event != .release && abs(Double($0.latencyScans)) <= windows.target }.count
     return Score(sampleRateHz: sampleRateHz, labels: labels.count, events: events.count, matches: matches,
                  falseEvents: falseEvents, misses: misses, pressLabels: presses, pressesWithinTarget: within)
+}
+
+/// The value at quantile `q` (0...1) of sorted values, nearest-rank.
+public func percentile(_ sorted: [Double], _ q: Double) -> Double? {
+    guard !sorted.isEmpty else { return nil }
+    let rank = Int((q * Double(sorted.count)).rounded(.up))
+    return sorted[min(sorted.count - 1, max(0, rank - 1))]
 }
 
 /// The value at quantile `q` (0...1) of sorted values, nearest-rank.

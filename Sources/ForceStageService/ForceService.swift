@@ -194,6 +194,7 @@ public final class ForceService: @unchecked Sendable {
             case .badCalibration(let id, let e): what = "force channel \(id): \(e.message)"
             case .panel(let e): what = e.message
             case .settings(let e): what = e.message
+            case .positions(let e): what = "cell positions: \(e.message)"
             }
             throw ServiceStartError("\(source.name): \(what); fix the calibration or profile", code: 2)
         }

@@ -266,3 +266,37 @@ struct CalibrationSessionTests {
         #expect(svg.components(separatedBy: "<text").count == svg.components(separatedBy: "</text>").count)
     }
 }
+
+@Suite("Calibration verification timeout")
+struct VerificationTimeoutTests {
+    /// A session through the unloaded step, a 500 g mass, light and firm presses, into verification.
+    static func atVerification(timeout: Double) -> (CalibrationSession, Int) {
+        var plan = CalibrationPlan(channels: ["voltage0"], channelMaximumRaw: [16_777_215], sampleRateHz: 80)
+        plan.verificationTimeoutSeconds = timeout
+        var s = CalibrationSession(plan: plan)
+        try! s.setMass(0, grams: 500)
+        _ = s.start()
+        var at = CalibrationSessionTests.feed(&s, from: 0, seconds: 4) { _ in 0 }.next
+        at = CalibrationSessionTests.feed(&s, from: at, seconds: 6) { t in t < 0.5 ? 9.80665 * 0.5 * t / 0.5 : (t < 4 ? 4.903325 : (t < 4.5 ? 4.903325 * (4.5 - t) / 0.5 : 0)) }.next
+        at = CalibrationSessionTests.feed(&s, from: at, seconds: 13, CalibrationSessionTests.presses(1.5, count: 5)).next
+        at = CalibrationSessionTests.feed(&s, from: at, seconds: 13, CalibrationSessionTests.presses(4.0, count: 5)).next
+        return (s, at)
+    }
+
+    @Test("Verification with nobody pressing ends after the timeout, saying how many presses were verified and how to wait longer")
+    func endsAfterTimeout() {
+        var (s, at) = Self.atVerification(timeout: 10)
+        #expect(s.step == .verify)
+        // One press is verified, then nothing for 9 s: still waiting.
+        let first = CalibrationSessionTests.feed(&s, from: at, seconds: 2.5, CalibrationSessionTests.presses(1.5, count: 1))
+        at = first.next
+        #expect(first.notes.contains { if case .event(let e) = $0 { return e.kind == .release }; return false })
+        at = CalibrationSessionTests.feed(&s, from: at, seconds: 7) { _ in 0 }.next
+        #expect(s.step == .verify, "9 s idle is within the 10 s timeout")
+        let r = CalibrationSessionTests.feed(&s, from: at, seconds: 4) { _ in 0 }
+        #expect(s.step == .done)
+        let text = r.notes.compactMap { n -> String? in if case .measured(.verify, let t) = n { return t }; return nil }
+        #expect(text.count == 1 && text[0].contains("1 of 5 presses verified") && text[0].contains("--verify-timeout"), "\(r.notes)")
+        #expect(s.result != nil, "the recommendation stands")
+    }
+}

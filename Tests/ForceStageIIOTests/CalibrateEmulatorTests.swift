@@ -234,3 +234,35 @@ struct CalibrateEmulatorTests {
 }
 
 func fixed2(_ v: Double) -> String { String(format: "%.2f", v) }
+
+@Suite("meter's plate map on a four-cell panel", .serialized,
+       .enabled(if: emulatorAvailable && forcestage != nil, "needs root, `unshare -m` and the built forcestage"))
+struct MeterPlateMapTests {
+    @Test("The meter shows where a four-cell panel is pressed on a small plate map",
+          .enabled(if: tmux != nil, "tmux is not installed (hardware/setup.sh installs it); the meter's screen cannot be captured"))
+    func plateMap() throws {
+        let rec = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/recordings/panel4-500hz-offcentre-sample.json")
+        try #require(FileManager.default.fileExists(atPath: rec.path), "../shared/recordings is absent; this test needs the shared panel4 recording")
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let name = "fs-meter-map-\(getpid())"
+        let script = dir.appendingPathComponent("run.sh")
+        try """
+        \(forcestage!) emulate --sensor ad7124-4 \(rec.path) -- \(forcestage!) meter --calibration \(rec.path)
+        sleep 60
+        """.write(to: script, atomically: true, encoding: .utf8)
+        _ = try spawnAndWait([tmux!, "new-session", "-d", "-s", name, "-x", "80", "-y", "24", "sh \(script.path)"])
+        defer { _ = try? spawnAndWait([tmux!, "kill-session", "-t", name]) }
+        var pressed = "", idle = ""
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline && (pressed.isEmpty || idle.isEmpty) {
+            let shown = try spawnAndWait([tmux!, "capture-pane", "-p", "-t", name]).stdout
+            if shown.contains("pressed at x") { pressed = shown } else if shown.contains("not pressed") { idle = shown }
+            usleep(100_000)
+        }
+        #expect(idle.contains("plate +---------------------+  not pressed"), "\(idle)")
+        let rows = pressed.split(separator: "\n").map(String.init).filter { $0.hasPrefix("      |") }
+        #expect(rows.count == 3 && rows.filter { $0.contains("o") }.count == 1, "\(pressed)")
+        #expect(pressed.split(separator: "\n").allSatisfy { $0.count <= 80 })
+    }
+}

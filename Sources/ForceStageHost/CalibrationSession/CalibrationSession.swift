@@ -18,6 +18,9 @@ public struct CalibrationPlan: Sendable {
     public var unloadedSeconds = 3.0
     /// A press step with no press for this long says so and starts over.
     public var pressTimeoutSeconds = 30.0
+    /// Verification with no event for this long ends, saying how many presses
+    /// were verified (the recommendation stands); must be above zero.
+    public var verificationTimeoutSeconds = 60.0
 
     public init(channels: [String], channelMaximumRaw: [Int64], sampleRateHz: Double) {
         self.channels = channels
@@ -477,7 +480,15 @@ public struct CalibrationSession: Sendable {
             notes.append(.event(e))
             if e.kind == .release { verified += 1 }
         }
-        if verified >= plan.verificationPresses { notes.append(contentsOf: begin(.done, at: sample + 1)) }
+        if !notes.isEmpty { lastActivityEnd = sample }
+        if verified >= plan.verificationPresses {
+            notes.append(contentsOf: begin(.done, at: sample + 1))
+        } else if classifier!.state == .idle,
+                  Double(sample - max(lastActivityEnd, stepStartScan)) / scansPerSecond > plan.verificationTimeoutSeconds {
+            // A bounded wait: nobody pressing must not hold the session open forever.
+            notes.append(.measured(.verify, "no press for \(JSON.format(plan.verificationTimeoutSeconds)) s: verification ends with \(verified) of \(plan.verificationPresses) presses verified (--verify-timeout S waits longer, --verify-presses 0 skips it)"))
+            notes.append(contentsOf: begin(.done, at: sample + 1))
+        }
         return notes
     }
 

@@ -125,12 +125,20 @@ public enum Synthesizer {
         let sourceScan = present.indices.filter { present[$0] }
         let times = sourceScan.map { Double($0) * truePeriod }
         let truth = times.map { script.force(at: $0) }
-        let labels: [Label]
+        var labels: [Label]
         if let at = options.labelCalibration {
             labels = GroundTruth.labels(force: calibratedTruth(times: times, script: script, model: model, calibration: at),
                                         peek: at.peekNewtons, pop: at.popNewtons)
         } else {
             labels = GroundTruth.labels(force: truth, peek: model.peekNewtons, pop: model.popNewtons)
+        }
+        if model.cellCount == 4 {
+            // Where the finger pressed (the spec's labels x/y, on a multi-cell panel), 4 decimals.
+            for i in labels.indices {
+                guard let p = script.pressIndex(at: times[labels[i].sample]) else { continue }
+                labels[i].x = (script.presses[p].x * 10_000).rounded() / 10_000
+                labels[i].y = (script.presses[p].y * 10_000).rounded() / 10_000
+            }
         }
 
         // Spikes: single scans, kept clear of the labelled crossings so that

@@ -61,6 +61,9 @@ extension ForceStage {
         @Option(help: "Presses to verify live before saving.")
         var verifyPresses: Int = 4
 
+        @Option(help: ArgumentHelp("Verification ends after this many seconds without a press (the recommendation is kept).", valueName: "S"))
+        var verifyTimeout: Double = 60
+
         @Option(help: "Seconds the unloaded panel is measured.")
         var unloadedSeconds: Double = 3
 
@@ -81,6 +84,7 @@ extension ForceStage {
                 throw ValidationError("--from-recording needs the masses that were set down: --mass GRAMS (once per mass)")
             }
             if verifyPresses < 0 { throw ValidationError("--verify-presses must be 0 or more") }
+            if !(verifyTimeout > 0 && verifyTimeout <= 86_400) { throw ValidationError("--verify-timeout must be above 0 and at most 86400 seconds") }
             if !(unloadedSeconds >= 0.5) { throw ValidationError("--unloaded-seconds must be at least 0.5") }
         }
 
@@ -134,6 +138,7 @@ extension ForceStage {
             plan.massCount = massCount
             plan.curve = curve
             plan.verificationPresses = verifyPresses
+            plan.verificationTimeoutSeconds = verifyTimeout
             plan.unloadedSeconds = unloadedSeconds
             let driver = SessionDriver(CalibrationSession(plan: plan), decoder: ScanDecoder(metadata: metadata, layout: layout))
             ui.masses = mass
@@ -341,7 +346,7 @@ final class SessionUI: @unchecked Sendable {
             case .firm:
                 say("\(stepNumber(step)): press firmly, as for a pop, \(plan.firmPresses) times: hold each about a second, then let go.")
             case .verify:
-                say("\(stepNumber(step)): verification. Press lightly and firmly; each press is classified with the recommended profile. It ends after \(plan.verificationPresses) presses\(interactive ? " (or press Enter)" : "").")
+                say("\(stepNumber(step)): verification. Press lightly and firmly; each press is classified with the recommended profile. It ends after \(plan.verificationPresses) presses\(interactive ? " (or press Enter)" : ""), or after \(JSON.format(plan.verificationTimeoutSeconds)) s without a press (--verify-timeout).")
             case .done:
                 break
             }

@@ -90,6 +90,7 @@ extension ForceStage {
             defer { live.stop() }
             var screen = MeterScreen(device: live.displayName, source: resolved.name, settings: resolved.settings,
                                      sampleRateHz: live.sampleRateHz)
+            screen.hasPositions = setup.positions != nil
             let frameNs = Int64(1e9 / fps)
             var nextFrame: Int64 = 0
             while !stop.stopped && !terminal.quitRequested() {
@@ -105,6 +106,9 @@ extension ForceStage {
                                 screen.scan(net: Double(force - pipeline.classifier.baseline), baseline: Double(pipeline.classifier.baseline),
                                             state: pipeline.classifier.state)
                                 while let e = ring.popFirst() { screen.event(e) }
+                                if screen.hasPositions {
+                                    screen.position = pipeline.classifier.state == .idle ? nil : pipeline.centreOfPressure
+                                }
                                 offset += setup.layout.scanSize
                             }
                         }
@@ -140,6 +144,9 @@ struct MeterScreen {
     var noiseSquare = 0.0
     var events: [ForceEvent] = []
     var status: String?
+    /// A panel with cell positions shows where it is pressed on a small plate map.
+    var hasPositions = false
+    var position: PlatePoint?
 
     init(device: String, source: String, settings: ClassifierSettings, sampleRateHz: Double) {
         self.device = device
@@ -203,6 +210,22 @@ struct MeterScreen {
         out.append(clip(marker("^peek \(String(format: "%.2f", peek)) N  (release below :)", at: col(peek)), width))
         out.append(clip(marker("^pop \(String(format: "%.2f", pop)) N", at: col(pop)), width))
         out.append(clip(String(format: "noise %.4f N rms   baseline %.3f N   release below %.2f N   scans %d", noiseSquare.squareRoot(), baseline, release, scans), width))
+        if hasPositions {
+            // The plate, 21 x 3 characters, x to the right and y downwards (cell 0 at the top left).
+            let cols = 21, rows = 3
+            let where_ = position.map { String(format: "pressed at x %.2f y %.2f", Double($0.x), Double($0.y)) } ?? "not pressed"
+            out.append(clip("plate +" + String(repeating: "-", count: cols) + "+  " + where_, width))
+            for r in 0..<rows {
+                var row = Array(repeating: Character(" "), count: cols)
+                if let p = position {
+                    let c = max(0, min(cols - 1, Int((Double(p.x) * Double(cols - 1)).rounded())))
+                    let rr = max(0, min(rows - 1, Int((Double(p.y) * Double(rows - 1)).rounded())))
+                    if rr == r { row[c] = "o" }
+                }
+                out.append(clip("      |" + String(row) + "|", width))
+            }
+            out.append(clip("      +" + String(repeating: "-", count: cols) + "+", width))
+        }
         out.append("last events:")
         for e in events.suffix(6).reversed() {
             let t = Double(e.sample) / sampleRateHz

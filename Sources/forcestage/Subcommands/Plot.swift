@@ -67,6 +67,7 @@ extension ForceStage {
             plot.startSeconds = Double(first) / rate
             plot.showEvents = events
             plot.showLabels = !noLabels
+            plot.positions = ForcePlot.pressPositions(rec, setup: setup).map { Array($0[first..<last]) }
             let svg = plot.svg(force: Array(force[first..<last]), sampleRateHz: rate, settings: setup.settings, events: shifted, labels: labels)
             do { try AtomicFile.write(Data(svg.utf8), to: URL(fileURLWithPath: output)) } catch {
                 throw fail("plot", "cannot write \(output): \(error)")

@@ -27,6 +27,12 @@ extension ForceStage {
         @Flag(help: "Print peek, pop and release only (no hold or sensor health events).")
         var transitionsOnly = false
 
+        @Flag(help: "Run the gesture layer: events name their region (the profile's [[region]] tables), with quick actions, move and spring events.")
+        var gestures = false
+
+        @Option(name: .customLong("progress-hz"), help: ArgumentHelp("With the gesture layer, also a progress stream (force between release and pop as 0..1) at most HZ per second.", valueName: "HZ"))
+        var progressHz: Double?
+
         @Option(help: ArgumentHelp("Print per-scan internals (force, baseline, state) for scans FROM:TO instead of events.", valueName: "FROM:TO"))
         var trace: String?
 
@@ -41,6 +47,25 @@ extension ForceStage {
                 let parts = trace.split(separator: ":").compactMap { Int($0) }
                 guard parts.count == 2, parts[0] <= parts[1] else { fail("--trace takes FROM:TO scan indices, e.g. 100:200") }
                 for line in traceScans(rec, setup: setup, from: parts[0], to: parts[1]) { emit(line) }
+                return
+            }
+            for bad in negativeCells(rec, setup: setup, channels: rec.metadata.forceChannels.map(\.id)) {
+                FileHandle.standardError.write(Data("forcestage: warning: \(bad.message(file: path))\n".utf8))
+            }
+            if gestures || progressHz != nil {
+                if let progressHz, !(progressHz > 0 && progressHz <= 1000) {
+                    fail("--progress-hz must be above 0 and at most 1000, got \(progressHz)")
+                }
+                guard setup.positions != nil else {
+                    fail("--gestures: \(path) has no press positions (a single-cell panel, or cells without positions); give the profile's [[channel]] tables position = [x, y]")
+                }
+                var regions: [Region] = []
+                if let profile {
+                    do { regions = try Profile.load(URL(fileURLWithPath: profile)).regions } catch { fail(error.description) }
+                }
+                for g in replayGestures(rec, setup: setup, regions: regions, progressHz: progressHz) {
+                    emit(gestureJSON(g, sampleRateHz: setup.sampleRateHz).rendered())
+                }
                 return
             }
             let result = ForceStageHost.replay(rec, setup: setup)
