@@ -43,11 +43,16 @@ public enum ForceMapping: Equatable, Sendable {
         switch self {
         case .linear(let zero, let scale):
             guard zero.isFinite, scale.isFinite else { throw .notFinite }
+            guard abs(zero) <= Limits.maximumRawMagnitude else { throw .outOfRange }
+            guard scale != 0 else { throw .zeroScale }
+            guard Limits.newtonsPerCountMagnitude.contains(abs(scale)) else { throw .outOfRange }
             let c = ChannelCalibration.linear(zeroRaw: Int64(zero.rounded()), newtonsPerCount: Float(scale))
             try c.validate()
             return c
         case .curve(let points):
             for p in points where !p.raw.isFinite || !p.newtons.isFinite { throw .notFinite }
+            guard points.count <= Limits.maximumCurvePoints else { throw .tooManyPoints(points.count) }
+            for p in points where abs(p.raw) > Limits.maximumRawMagnitude || abs(p.newtons) > Limits.maximumNewtons { throw .outOfRange }
             return .curve(try ForceCurve(points.map { (raw: Int64($0.raw.rounded()), newtons: Float($0.newtons)) }))
         }
     }
@@ -166,13 +171,8 @@ public struct Recording: Sendable {
     public static func load(_ jsonURL: URL) throws(InputError) -> Recording {
         let metadata = try RecordingMetadata.load(jsonURL)
         let dataURL = dataURL(forMetadata: jsonURL)
-        let bytes: [UInt8]
-        do {
-            bytes = [UInt8](try Data(contentsOf: dataURL))
-        } catch {
-            throw InputError(file: dataURL.path, problem: "cannot read the raw scans (\(error.localizedDescription))",
-                             hint: "a recording is STEM.json plus STEM.iio side by side; record one with `forcestage record` or `iio_readdev`")
-        }
+        let bytes = try readBounded(dataURL, limit: Limits.maximumScanBytes, what: "raw scans",
+                                    hint: "a recording is STEM.json plus STEM.iio side by side; record one with `forcestage record` or `iio_readdev`")
         let layout: ScanLayout
         do { layout = try metadata.layout() } catch {
             throw InputError(file: jsonURL.path, key: "channels", problem: error.message, hint: "fix the channel list to match the device's scan_elements")

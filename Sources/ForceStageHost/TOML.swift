@@ -152,8 +152,11 @@ public struct TOMLDocument: Sendable {
         }
 
         /// A value; for an array, `itemLines` gets the line each item starts on.
-        mutating func value(itemLines: inout [Int]) throws(ParseError) -> TOMLValue {
+        mutating func value(itemLines: inout [Int], depth: Int = 0) throws(ParseError) -> TOMLValue {
             guard let c = peek() else { throw ParseError(line: line, message: "expected a value") }
+            guard depth < Limits.maximumNesting else {
+                throw ParseError(line: line, message: "arrays nested deeper than \(Limits.maximumNesting) levels")
+            }
             if c == UInt8(ascii: "\"") { return .string(try string()) }
             if c == UInt8(ascii: "[") {
                 advance()
@@ -162,7 +165,8 @@ public struct TOMLDocument: Sendable {
                     skipBlankAndComments()
                     if take("]") { return .array(items) }
                     itemLines.append(line)
-                    items.append(try value())
+                    var ignored: [Int] = []
+                    items.append(try value(itemLines: &ignored, depth: depth + 1))
                     skipBlankAndComments()
                     if take(",") { continue }
                     skipBlankAndComments()

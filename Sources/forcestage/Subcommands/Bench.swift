@@ -39,17 +39,17 @@ extension ForceStage {
             var paths = recordings
             if paths.isEmpty {
                 guard let demo = bundledDemoRecording() else {
-                    fail("no recording given and the bundled demo (hardware/recordings/demo-hx711.json) is not here; pass REC.json")
+                    throw CommandFailure(.usage, "no recording given and the bundled demo (hardware/recordings/demo-hx711.json) is not here; pass REC.json")
                 }
                 paths = [demo.path]
             }
             var reports: [WorkloadReport] = []
             for path in paths {
-                let recording = loadRecording(path)
-                let setup = makeSetup(for: recording, path: path, profile: profile)
+                let recording = try loadRecording(path)
+                let setup = try makeSetup(for: recording, path: path, profile: profile)
                 let name = URL(fileURLWithPath: path).lastPathComponent
                 let workload: Workload
-                do { workload = try Workload(recording, name: name, setup: setup) } catch { fail("\(error)") }
+                do { workload = try Workload(recording, name: name, setup: setup) } catch { throw CommandFailure(.badInput, "\(path): \(error)") }
                 reports.append(measure(workload, seconds: seconds))
             }
             emit(json ? benchJSON(reports).rendered(indent: 2) : benchText(reports))

@@ -79,7 +79,11 @@ extension ForceStage {
                 throw ValidationError("--from-recording needs the masses that were set down: --mass GRAMS (once per mass)")
             }
             if verifyPresses < 0 { throw ValidationError("--verify-presses must be 0 or more") }
-            if !(unloadedSeconds >= 0.5) { throw ValidationError("--unloaded-seconds must be at least 0.5") }
+            try checkOption(unloadedSeconds, "--unloaded-seconds", 0.5...3600, "seconds")
+            try checkOption(verifyPresses, "--verify-presses", 0...1000, "presses")
+            try checkOption(masses, "--masses", 1...32, "masses")
+            try checkOption(rate, "--rate", Limits.sampleRateHz, "scans per second")
+            for m in mass { try checkOption(m, "--mass", 0.001...1_000_000, "grams") }
         }
 
         var massCount: Int { masses ?? (mass.isEmpty ? (curve ? 3 : 1) : mass.count) }
@@ -88,7 +92,7 @@ extension ForceStage {
             let ui = SessionUI(interactive: fromRecording == nil)
             if let path = fromRecording {
                 let recording: Recording
-                do { recording = try Recording.load(URL(fileURLWithPath: path)) } catch { throw fail("calibrate", error.description) }
+                do { recording = try Recording.load(URL(fileURLWithPath: path)) } catch { throw badInput(error) }
                 try runSession(metadata: recording.metadata, layout: recording.layout, ui: ui, source: path) { feed, _ in
                     feed(recording.scans)
                     return false

@@ -32,14 +32,13 @@ extension ForceStage {
 
         func run() throws {
             guard let path = recording ?? bundledDemoRecording()?.path else {
-                fail("no recording given and the bundled demo (hardware/recordings/demo-hx711.json) was not found; pass a recording's .json")
+                throw CommandFailure(.usage, "no recording given and the bundled demo (hardware/recordings/demo-hx711.json) was not found; pass a recording's .json")
             }
-            let rec = loadRecording(path)
-            let setup = makeSetup(for: rec, path: path, profile: profile)
+            let rec = try loadRecording(path)
+            let setup = try makeSetup(for: rec, path: path, profile: profile)
             if let trace {
-                let parts = trace.split(separator: ":").compactMap { Int($0) }
-                guard parts.count == 2, parts[0] <= parts[1] else { fail("--trace takes FROM:TO scan indices, e.g. 100:200") }
-                for line in traceScans(rec, setup: setup, from: parts[0], to: parts[1]) { emit(line) }
+                guard let range = ScanRange(parsing: trace) else { throw CommandFailure(.usage, "--trace takes FROM:TO scan indices, 0 <= FROM <= TO, e.g. 100:200") }
+                for line in traceScans(rec, setup: setup, from: range.from, to: range.to) { emit(line) }
                 return
             }
             let result = ForceStageHost.replay(rec, setup: setup)
@@ -54,7 +53,7 @@ extension ForceStage {
             }
             if score {
                 guard !rec.metadata.labels.isEmpty else {
-                    fail("--score: \(path) has no labels to score against", code: 1)
+                    throw CommandFailure(.badInput, "--score: \(path) has no labels to score against")
                 }
                 let s = ForceStageHost.score(events: result.events, labels: rec.metadata.labels, sampleRateHz: setup.sampleRateHz)
                 let report = EvaluationReport(entries: [.init(name: URL(fileURLWithPath: path).lastPathComponent, score: s, counters: result.counters)])
