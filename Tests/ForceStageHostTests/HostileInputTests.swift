@@ -21,19 +21,36 @@ struct BoundedRun {
 /// Runs the real binary with a deadline (killed at the deadline: a hang is a
 /// failure, not a stuck test) and reports how it ended and its peak memory.
 func forcestageBounded(_ arguments: [String], seconds: Double = 60) throws -> BoundedRun {
+    try spawnBounded([forcestageBinary.path] + arguments, seconds: seconds)
+}
+
+/// Runs `argv` (argv[0] an absolute path) with every signal at its default
+/// disposition, under a deadline, and reports how it ended and its peak memory.
+/// `discardOutput` sends stdout and stderr to /dev/null (not files a file-size limit would count).
+func spawnBounded(_ command: [String], seconds: Double = 60, discardOutput: Bool = false) throws -> BoundedRun {
     let dir = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: dir) }
     let outPath = dir.appendingPathComponent("out").path, errPath = dir.appendingPathComponent("err").path
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-    posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-    let argv = ([forcestageBinary.path] + arguments).map { strdup($0) } + [nil]
+    posix_spawn_file_actions_addopen(&actions, 1, discardOutput ? "/dev/null" : outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    posix_spawn_file_actions_addopen(&actions, 2, discardOutput ? "/dev/null" : errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    let argv = command.map { strdup($0) } + [nil]
     defer { for a in argv { free(a) } }
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    var all = sigset_t()
+    sigfillset(&all)
+    var none = sigset_t()
+    sigemptyset(&none)
+    posix_spawnattr_setsigdefault(&attributes, &all)
+    posix_spawnattr_setsigmask(&attributes, &none)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
     var pid: pid_t = 0
-    let rc = posix_spawn(&pid, forcestageBinary.path, &actions, nil, argv, environ)
-    guard rc == 0 else { throw POSIXFailure(operation: "spawn", path: forcestageBinary.path, code: rc) }
+    let rc = posix_spawn(&pid, command[0], &actions, &attributes, argv, environ)
+    guard rc == 0 else { throw POSIXFailure(operation: "spawn", path: command[0], code: rc) }
     let deadline = Date().addingTimeInterval(seconds)
     var status: Int32 = 0
     var usage = rusage()
