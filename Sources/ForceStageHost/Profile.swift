@@ -279,6 +279,9 @@ struct ProfileReader {
                 guard let scale = try number(t, "newtons_per_count", "\(path).newtons_per_count") else {
                     throw fail("\(path).newtons_per_count", t.line, "missing", "weigh a known mass: newtons / (raw - zero_raw)")
                 }
+                guard abs(zero) <= Limits.maximumRawMagnitude else {
+                    throw fail("\(path).zero_raw", t["zero_raw"]?.line, "\(JSON.format(zero)) is beyond a raw count's range (at most 2^53 in magnitude)", "give the raw reading of the unloaded panel")
+                }
                 mapping = .linear(zeroRaw: zero, newtonsPerCount: scale)
                 do { _ = try mapping.core() } catch {
                     throw fail("\(path).newtons_per_count", t["newtons_per_count"]?.line, error.message, "weigh a known mass to find the scale")

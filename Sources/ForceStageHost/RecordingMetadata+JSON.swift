@@ -224,7 +224,11 @@ extension RecordingMetadata {
                     throw f.fail("curve", error.message, "a curve maps raw counts to newtons, sorted by raw value")
                 }
             } else {
-                mapping = .linear(zeroRaw: try f.number("zeroRaw")!, newtonsPerCount: try f.number("newtonsPerCount")!)
+                let zero = try f.number("zeroRaw")!
+                guard abs(zero) <= Limits.maximumRawMagnitude else {
+                    throw f.fail("zeroRaw", "\(JSON.format(zero)) is beyond a raw count's range (at most 2^53 in magnitude)", "give the raw reading of the unloaded panel")
+                }
+                mapping = .linear(zeroRaw: zero, newtonsPerCount: try f.number("newtonsPerCount")!)
                 do { _ = try mapping.core() } catch {
                     throw f.fail("newtonsPerCount", error.message, "weigh a known mass to find the scale")
                 }

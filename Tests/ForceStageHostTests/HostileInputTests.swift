@@ -101,12 +101,12 @@ struct HostileInputTests {
 
     @Test("Extreme calibration numbers in a recording are refused by key, never trapped on",
           arguments: [("\"zeroRaw\": 1e30", "zeroRaw"), ("\"zeroRaw\": -9.3e18", "zeroRaw"),
-                      ("\"zeroRaw\": 8990445, \"newtonsPerCount\": 1e30", ""), ("\"zeroRaw\": 8990445, \"newtonsPerCount\": 3e38", "")])
+                      ("\"zeroRaw\": 8990445, \"newtonsPerCount\": 1e30", "newtonsPerCount"), ("\"zeroRaw\": 8990445, \"newtonsPerCount\": 3e38", "newtonsPerCount")])
     func extremeCalibration(replacement: String, key: String) throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let json = try demoCopy(in: dir) { text in
-            if key.isEmpty {
+            if key == "newtonsPerCount" {
                 return text.replacingOccurrences(of: "\(Self.zeroRawLine),\n        \(Self.scaleLine)", with: replacement)
             }
             return text.replacingOccurrences(of: Self.zeroRawLine, with: replacement)
@@ -115,7 +115,7 @@ struct HostileInputTests {
         for args in [["replay", "--format", "text", json.path], ["replay", json.path],
                      ["plot", json.path, "-o", dir.appendingPathComponent("p.svg").path]] {
             let r = try forcestageBounded(args, seconds: 60)
-            expectCleanRefusal(r, mentions: ["calibration.force[0]"])
+            expectCleanRefusal(r, mentions: ["calibration.force[0].\(key)"], code: 2)
         }
     }
 
