@@ -106,7 +106,7 @@ extension ForceStage {
             probe.executableURL = URL(fileURLWithPath: unshare)
             probe.arguments = namespaces + ["--propagation", "private", "true"]
             probe.standardError = FileHandle.nullDevice
-            do { try probe.run() } catch { throw fail("emulate", "cannot run \(unshare): \(error)", code: 4) }
+            do { try probe.run() } catch { throw fail("emulate", "cannot run \(unshare): not found or not executable; install util-linux", code: 4) }
             probe.waitUntilExit()
             guard probe.terminationStatus == 0 else {
                 throw fail("emulate", "cannot create a private mount namespace (unshare \(namespaces.joined(separator: " ")) failed); run as root on a host that allows it (a container needs CAP_SYS_ADMIN)", code: 4)
