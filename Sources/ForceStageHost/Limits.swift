@@ -61,7 +61,7 @@ public func readBounded(_ url: URL, limit: Int, what: String, hint: String) thro
     }
     guard st.st_size <= limit else {
         throw InputError(file: url.path, problem: "the \(what) is \(st.st_size) bytes, more than the \(limit)-byte limit",
-                         hint: "see the README's Limits table; split the input into smaller files")
+                         hint: "see the README's Limits table; is this the right file?")
     }
     var bytes = [UInt8](repeating: 0, count: Int(st.st_size))
     var filled = 0

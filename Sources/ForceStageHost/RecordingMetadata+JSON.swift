@@ -88,7 +88,7 @@ extension RecordingMetadata {
     /// Reads and validates `STEM.json` (at most ``Limits/maximumMetadataBytes``).
     public static func load(_ url: URL) throws(InputError) -> RecordingMetadata {
         let bytes = try readBounded(url, limit: Limits.maximumMetadataBytes, what: "recording metadata",
-                                    hint: "a recording's metadata is a few kilobytes; is this the right file?")
+                                    hint: "check the path; a recording is STEM.json plus STEM.iio side by side")
         return try parse(Data(bytes), file: url.path)
     }
 

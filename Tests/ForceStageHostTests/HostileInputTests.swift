@@ -270,3 +270,30 @@ struct HostileProfileTests {
         #expect(throws: InputError.self) { try Profile.load(url) }
     }
 }
+
+@Suite("Error style and exit statuses")
+struct ErrorStyleTests {
+    @Test("Usage, bad input and help: one prefixed line and the documented status")
+    func statuses() throws {
+        let demo = repositoryRoot.appendingPathComponent("hardware/recordings/demo-hx711.json").path
+        let cases: [([String], Int32, String)] = [
+            (["replay", "--bogus"], 64, "forcestage replay: Unknown option '--bogus'"),
+            (["nosuch"], 64, "forcestage: "),
+            (["plot", demo, "--from", "nan", "-o", "/tmp/x.svg"], 64, "forcestage plot: --from must be a number"),
+            (["replay", "/nonexistent/rec.json"], 2, "forcestage replay: /nonexistent/rec.json: cannot open the recording metadata: No such file or directory"),
+            (["replay", "/tmp"], 2, "forcestage replay: /tmp: the recording metadata is not a regular file"),
+            (["evaluate", "--min-f1", "2", demo], 64, "forcestage evaluate: --min-f1"),
+        ]
+        for (args, status, prefix) in cases {
+            let r = try forcestageBounded(args)
+            #expect(r.signal == 0 && r.status == status, "\(args): exit \(r.status): \(r.stderr)")
+            #expect(r.stderr.hasPrefix(prefix), "\(args): \(r.stderr)")
+            #expect(r.stderr.split(separator: "\n").count == 1, "\(args): one line, got \(r.stderr)")
+            #expect(!r.stderr.contains("NSCocoaErrorDomain") && !r.stderr.contains("Error Domain"), "\(r.stderr)")
+        }
+        for args in [["--help"], ["replay", "--help"], ["help", "plot"]] {
+            let r = try forcestageBounded(args)
+            #expect(r.status == 0 && r.stdout.contains("USAGE"), "\(args): \(r.status) \(r.stderr)")
+        }
+    }
+}

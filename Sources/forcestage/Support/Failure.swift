@@ -80,6 +80,8 @@ extension ForceStage {
         } catch let error as ValidationError {
             printError("forcestage\(commandName.map { " \($0)" } ?? ""): \(error.message); see `forcestage \(commandName.map { "\($0) " } ?? "")--help`")
             Glibc.exit(ExitStatus.usage.rawValue)
+        } catch where exitCode(for: error) == .success {
+            exit(withError: error)  // `help`, --help inside a command
         } catch {
             printError("forcestage\(commandName.map { " \($0)" } ?? ""): internal error: \(error); please report it with the command line")
             Glibc.exit(ExitStatus.internalError.rawValue)
