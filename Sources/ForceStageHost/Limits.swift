@@ -49,7 +49,7 @@ public func readBounded(_ url: URL, limit: Int, what: String, hint: String) thro
     let fd = open(url.path, O_RDONLY | O_CLOEXEC)
     guard fd >= 0 else {
         let reason = String(cString: strerror(errno))
-        throw InputError(file: url.path, problem: "cannot open the \(what): \(reason)", hint: hint)
+        throw InputError(file: url.path, problem: "cannot read the \(what): \(reason)", hint: hint)
     }
     defer { close(fd) }
     var st = stat()

@@ -144,6 +144,8 @@ struct HostileInputTests {
         ["calibrate", "--from-recording", "DEMO", "--mass", "500", "--unloaded-seconds", "1e18", "-o", "OUT.toml"],
         ["calibrate", "--from-recording", "DEMO", "--mass", "1e300", "-o", "OUT.toml"],
         ["synth", "--panel", "hx711-80", "--duration", "1e18", "-o", "OUT.json"],
+        ["synth", "--panel", "hx711-80", "--script", "session", "--masses", "500,1e300", "-o", "OUT.json"],
+        ["record", "--rate", "1e-10", "-o", "OUT.json"], ["emulate", "DEMO", "--speed", "nan", "--", "true"],
         ["replay", "--trace=-5:10", "DEMO"], ["replay", "--trace", "5", "DEMO"], ["replay", "--trace", "20:10", "DEMO"],
     ])
     func badNumbers(args: [String]) throws {
@@ -280,7 +282,7 @@ struct ErrorStyleTests {
             (["replay", "--bogus"], 64, "forcestage replay: Unknown option '--bogus'"),
             (["nosuch"], 64, "forcestage: "),
             (["plot", demo, "--from", "nan", "-o", "/tmp/x.svg"], 64, "forcestage plot: --from must be a number"),
-            (["replay", "/nonexistent/rec.json"], 2, "forcestage replay: /nonexistent/rec.json: cannot open the recording metadata: No such file or directory"),
+            (["replay", "/nonexistent/rec.json"], 2, "forcestage replay: /nonexistent/rec.json: cannot read the recording metadata: No such file or directory"),
             (["replay", "/tmp"], 2, "forcestage replay: /tmp: the recording metadata is not a regular file"),
             (["evaluate", "--min-f1", "2", demo], 64, "forcestage evaluate: --min-f1"),
         ]

@@ -73,7 +73,7 @@ extension ForceStage {
                 throw ValidationError("unknown --script '\(script)'; use standard or session")
             }
             guard parsedMasses != nil else {
-                throw ValidationError("--masses must be grams above zero, comma-separated (e.g. 50,100,200,500), got '\(masses)'")
+                throw ValidationError("--masses must be 1 to 32 masses in grams, each above zero and at most 1000000, comma-separated (e.g. 50,100,200,500), got '\(masses)'")
             }
             guard let output else { throw ValidationError("missing -o DIR/STEM.json (or give --corpus DIR)") }
             guard output.hasSuffix(".json") else {
@@ -115,7 +115,7 @@ extension ForceStage {
         /// `--masses` as grams, nil when a value is not a positive number.
         private var parsedMasses: [Double]? {
             let values = masses.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
-            guard !values.isEmpty, values.allSatisfy({ ($0 ?? 0) > 0 && $0!.isFinite }) else { return nil }
+            guard !values.isEmpty, values.count <= 32, values.allSatisfy({ ($0 ?? 0) > 0 && $0! <= 1_000_000 }) else { return nil }
             return values.map { $0! }
         }
 
