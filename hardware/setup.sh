@@ -4,7 +4,7 @@
 # captures it from a tmux pane). Safe to run again: it only
 # calls apt when something is missing. Needs root (or sudo).
 set -euo pipefail
-packages=(libiio-dev libiio-utils iiod tmux)
+packages=(libiio-dev libiio-utils iiod tmux util-linux)  # util-linux: unshare (emulator), prlimit (kill-mid-save test)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
