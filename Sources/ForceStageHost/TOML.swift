@@ -303,7 +303,11 @@ struct TOMLParser {
             inline.line = keyLine
             node.set(last, .table(inline), line: keyLine)
         } else {
-            let v = try value(depth: depth, itemLines: &itemLines)
+            let v: TOMLValue
+            do { v = try value(depth: depth, itemLines: &itemLines) } catch {
+                // Name the key whose value is at fault (a nested key is named once, innermost).
+                throw error.message.hasPrefix("key ") ? error : ParseError(line: error.line, message: "key \(path.joined(separator: ".")): \(error.message)")
+            }
             node.set(last, .value(v, itemLines: itemLines), line: keyLine)
         }
     }
