@@ -239,7 +239,12 @@ struct ProfileReader {
                                   maximum: Limits.budgetMilliseconds.upperBound).map(Double.init)
 
         var channels: [ForceChannelCalibration] = []
-        for (i, t) in doc.array("channel").enumerated() {
+        let channelTables = doc.array("channel")
+        guard channelTables.count <= Limits.maximumChannels else {
+            throw fail("channel", channelTables[Limits.maximumChannels].line, "more than \(Limits.maximumChannels) [[channel]] tables",
+                       "calibrate only the panel's force channels")
+        }
+        for (i, t) in channelTables.enumerated() {
             let path = "channel[\(i)]"
             try unknownKeys(t, allowed: ["id", "zero_raw", "newtons_per_count", "curve"], prefix: path)
             guard let id = try string(t, "id", "\(path).id") else {

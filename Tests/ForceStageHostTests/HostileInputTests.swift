@@ -263,6 +263,16 @@ struct HostileProfileTests {
         expectCleanRefusal(try forcestageBounded(["replay", "--profile", url.path, demo]), mentions: ["p.toml", "nested"])
     }
 
+    @Test("More [[channel]] tables than the limit are refused at the first one over")
+    func tooManyChannels() {
+        let channels = (0...Limits.maximumChannels).map { "[[channel]]\nid = \"c\($0)\"\nzero_raw = 0\nnewtons_per_count = 1e-6\n" }.joined()
+        #expect {
+            try Profile.parse(Self.profile("", channel: channels), file: "p.toml")
+        } throws: { error in
+            (error as? InputError)?.description.contains("more than \(Limits.maximumChannels) [[channel]] tables") == true
+        }
+    }
+
     @Test("A profile over the size limit is refused before parsing")
     func hugeProfile() throws {
         let dir = try temporaryDirectory()
