@@ -17,7 +17,7 @@ for arg in "$@"; do
         *) echo "hardware/setup.sh: unknown option $arg; the only one is --kernel" >&2; exit 64;;
     esac
 done
-packages=(libiio-dev libiio-utils iiod tmux valgrind)
+packages=(libiio-dev libiio-utils iiod tmux valgrind util-linux)  # util-linux: unshare (emulator), prlimit (kill-mid-save test)
 if [ "$kernel" = 1 ]; then
     packages+=(qemu-system-x86 busybox-static gcc make bc xz-utils cpio kmod python3 gcc-12)
 fi

@@ -16,6 +16,9 @@ public enum CalibrationError: Error, Equatable, Sendable {
     case tooManyForceChannels(Int)
     /// A force channel's slot is not in the scan layout.
     case slotOutOfRange(Int)
+    /// A value is finite but outside the accepted range (raw counts beyond
+    /// 2^53, a scale beyond 1e-12...1e3 N per count, newtons beyond 1e6).
+    case outOfRange
 
 }
 

@@ -52,6 +52,7 @@ extension CalibrationError {
         case .zeroScale: return "newtonsPerCount must not be zero"
         case .tooManyForceChannels(let n): return "at most \(PanelCalibration.maximumForceChannels) force channels, got \(n)"
         case .slotOutOfRange(let s): return "force channel slot \(s) is not in the scan layout"
+        case .outOfRange: return "out of range: raw counts at most 2^53 in magnitude, newtonsPerCount between 1e-12 and 1000 in magnitude, newtons at most 1e6"
         }
     }
 }

@@ -4,70 +4,80 @@ import Glibc
 #endif
 
 /// Writes files so that a reader sees the old content or the new, never half of either.
+///
+/// The temporary file is created in the target's directory with an
+/// unpredictable name, exclusively (`O_EXCL`) and without following links
+/// (`O_NOFOLLOW`), so nothing planted there can redirect the write; it is
+/// removed on every error path, and a temporary left by a writer that was
+/// killed is removed by the next save (only regular files of this user whose
+/// writer process is gone).
 public enum AtomicFile {
-    /// Writes `data` to a temporary file in the same directory, fsyncs it,
+    /// Writes `data` to a fresh temporary file beside `url`, fsyncs it,
     /// renames it over `url` and fsyncs the directory.
-    ///
-    /// Temporary files left by writers that died (a crash or a kill between
-    /// create and rename) are removed first: their process no longer exists.
     public static func write(_ data: Data, to url: URL) throws {
         let directory = url.deletingLastPathComponent()
-        let prefix = ".\(url.lastPathComponent).tmp-"
-        removeStaleTemporaries(in: directory, prefix: prefix)
-        let temporary = directory.appendingPathComponent(prefix + "\(getpid())")
-        let fd = open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw POSIXFailure(operation: "create", path: temporary.path) }
-        var ok = true
-        // Test hook: stop halfway through the data for this long, so a test can kill the writer mid-save.
-        let pauseMs = ProcessInfo.processInfo.environment[testOnly_pauseMidWriteVariable].flatMap { Int($0) }
+        let prefix = temporaryPrefix(for: url)
+        let dfd = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard dfd >= 0 else { throw POSIXFailure(operation: "open the directory", path: directory.path) }
+        defer { close(dfd) }
+        removeStaleTemporaries(directoryFD: dfd, names: directory, prefix: prefix)
+
+        var name = ""
+        var fd: Int32 = -1
+        for _ in 0..<16 {
+            name = prefix + "\(getpid())-" + randomToken()
+            fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+            if fd >= 0 || errno != EEXIST { break }
+        }
+        let temporaryPath = directory.appendingPathComponent(name).path
+        guard fd >= 0 else { throw POSIXFailure(operation: "create", path: temporaryPath) }
+        var renamed = false
+        defer {
+            if !renamed { unlinkat(dfd, name, 0) }
+        }
+        var failure: POSIXFailure?
         data.withUnsafeBytes { raw in
             var offset = 0
-            var paused = pauseMs == nil
             while offset < raw.count {
-                if !paused && offset >= raw.count / 2 {
-                    paused = true
-                    usleep(UInt32(pauseMs!) * 1000)
-                }
-                let end = paused ? raw.count : raw.count / 2
-                let n = Glibc.write(fd, raw.baseAddress! + offset, max(1, end - offset))
+                let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
                 if n < 0 {
                     if errno == EINTR { continue }
-                    ok = false
+                    failure = POSIXFailure(operation: "write", path: temporaryPath)
                     return
                 }
                 offset += n
             }
         }
-        let failure = ok ? nil : POSIXFailure(operation: "write", path: temporary.path)
-        if ok && fsync(fd) != 0 { ok = false }
-        close(fd)
-        guard ok else {
-            unlink(temporary.path)
-            throw failure ?? POSIXFailure(operation: "fsync", path: temporary.path)
+        if failure == nil && fsync(fd) != 0 { failure = POSIXFailure(operation: "fsync", path: temporaryPath) }
+        if close(fd) != 0 && failure == nil { failure = POSIXFailure(operation: "close", path: temporaryPath) }
+        if let failure { throw failure }
+        guard renameat(dfd, name, dfd, url.lastPathComponent) == 0 else {
+            throw POSIXFailure(operation: "rename", path: url.path)
         }
-        guard rename(temporary.path, url.path) == 0 else {
-            let error = POSIXFailure(operation: "rename", path: url.path)
-            unlink(temporary.path)
-            throw error
-        }
-        let dfd = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if dfd >= 0 {
-            fsync(dfd)
-            close(dfd)
-        }
+        renamed = true
+        fsync(dfd)
     }
-}
 
-extension AtomicFile {
-    /// The environment variable that makes ``write(_:to:)`` pause halfway (milliseconds): tests only.
-    public static let testOnly_pauseMidWriteVariable = "FORCESTAGE_TESTONLY_PAUSE_MID_WRITE_MS"
+    /// The name prefix of `url`'s temporaries: `.NAME.tmp-`; the full name adds `PID-RANDOM`.
+    public static func temporaryPrefix(for url: URL) -> String { ".\(url.lastPathComponent).tmp-" }
 
-    /// Removes `prefix<pid>` files whose process is gone.
-    static func removeStaleTemporaries(in directory: URL, prefix: String) {
+    /// 16 hex digits from the system's random source.
+    static func randomToken() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let value = generator.next() as UInt64
+        let hex = String(value, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+
+    /// Removes `prefix<pid>-<random>` regular files of this user whose process is gone.
+    static func removeStaleTemporaries(directoryFD dfd: Int32, names directory: URL, prefix: String) {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return }
         for name in names where name.hasPrefix(prefix) {
-            guard let pid = Int32(name.dropFirst(prefix.count)), pid != getpid() else { continue }
-            if kill(pid, 0) != 0 && errno == ESRCH { unlink(directory.appendingPathComponent(name).path) }
+            let rest = name.dropFirst(prefix.count)
+            guard let dash = rest.firstIndex(of: "-"), let pid = Int32(rest[..<dash]), pid > 0, pid != getpid() else { continue }
+            var st = stat()
+            guard fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0, (st.st_mode & S_IFMT) == S_IFREG, st.st_uid == geteuid() else { continue }
+            if kill(pid, 0) != 0 && errno == ESRCH { unlinkat(dfd, name, 0) }
         }
     }
 }

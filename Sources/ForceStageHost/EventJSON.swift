@@ -11,7 +11,7 @@ public func eventJSON(_ e: ForceEvent, sampleRateHz: Double) -> JSON {
         ("event", .string(e.kind.name)),
         ("sample", .int(e.sample)),
         ("timestampNs", .int(e.timestampNs)),
-        ("forceNewtons", .double((Double(e.forceNewtons) * 10_000).rounded() / 10_000)),
+        ("forceNewtons", .double(finiteNewtons(e.forceNewtons))),
         ("latencyScans", .int(Int64(e.latencyScans))),
         ("latencyMs", .double((Double(e.latencyScans) * 1_000_000 / sampleRateHz).rounded() / 1000)),
     ]
@@ -31,6 +31,14 @@ public func eventText(_ e: ForceEvent, sampleRateHz: Double) -> String {
         + (e.position.map { "  at \(fixed(Double($0.x), 3)), \(fixed(Double($0.y), 3))" } ?? "")
 }
 
+/// The event's force to 4 decimals, always a finite number: a non-finite
+/// force (which validated calibrations cannot produce) is printed as the
+/// largest finite Float of its sign, never as `null`.
+func finiteNewtons(_ f: Float) -> Double {
+    let v = f.isNaN ? 0 : Double(max(-Float.greatestFiniteMagnitude, min(Float.greatestFiniteMagnitude, f)))
+    return abs(v) < 1e14 ? (v * 10_000).rounded() / 10_000 : v
+}
+
 func pad(_ n: Int64, _ width: Int) -> String {
     let s = String(n)
     return String(repeating: " ", count: max(0, width - s.count)) + s
@@ -40,7 +48,9 @@ func pad(_ n: Int64, _ width: Int) -> String {
 func fixed(_ value: Double, _ decimals: Int) -> String {
     guard value.isFinite else { return "-" }
     var scale = 1.0
-    for _ in 0..<decimals { scale *= 10 }
+    for _ in 0..<max(0, min(decimals, 9)) { scale *= 10 }
+    // Where the fixed form would not fit 64-bit integers, print the shortest exact form.
+    guard abs(value) * scale < 1e18 else { return JSON.format(value) }
     let r = (abs(value) * scale).rounded()
     let whole = Int64(r / scale)
     let frac = Int64(r) - whole * Int64(scale)

@@ -113,7 +113,10 @@ public struct ForcePlot {
         s += "<rect x=\"\(f(left))\" y=\"\(f(top))\" width=\"\(f(plotW))\" height=\"\(f(plotH))\" fill=\"none\" stroke=\"#333\"/>\n"
         let yStep = niceStep((high - low) / 6)
         var v = (low / yStep).rounded(.up) * yStep
-        while v <= high {
+        // Counted, not only compared: at extreme magnitudes `v += yStep` may not move `v`.
+        var yTicks = 0
+        while v <= high && yTicks < ForcePlot.maximumTicks {
+            yTicks += 1
             s += "<line x1=\"\(f(left - 4))\" x2=\"\(f(left))\" y1=\"\(f(y(v)))\" y2=\"\(f(y(v)))\" stroke=\"#333\"/>"
             s += "<text x=\"\(f(left - 7))\" y=\"\(f(y(v) + 4))\" text-anchor=\"end\">\(fixed(v, yStep < 0.1 ? 2 : 1))</text>\n"
             if abs(v) < yStep / 2 {
@@ -123,7 +126,9 @@ public struct ForcePlot {
         }
         let xStep = niceStep(seconds / 10)
         var t = (startSeconds / xStep).rounded(.up) * xStep
-        while t <= startSeconds + seconds + 1e-9 {
+        var xTicks = 0
+        while t <= startSeconds + seconds + 1e-9 && xTicks < ForcePlot.maximumTicks {
+            xTicks += 1
             let px = x((t - startSeconds) * sampleRateHz)
             s += "<line x1=\"\(f(px))\" x2=\"\(f(px))\" y1=\"\(f(top + plotH))\" y2=\"\(f(top + plotH + 4))\" stroke=\"#333\"/>"
             s += "<text x=\"\(f(px))\" y=\"\(f(top + plotH + 17))\" text-anchor=\"middle\">\(fixed(t, xStep < 1 ? 1 : 0))</text>\n"
@@ -258,6 +263,11 @@ public struct ForcePlot {
     private func escape(_ s: String) -> String {
         s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
     }
+}
+
+extension ForcePlot {
+    /// The most ticks drawn on one axis (a nice step gives at most about a dozen).
+    static let maximumTicks = 64
 }
 
 /// 1, 2 or 5 times a power of ten, at least `raw`.

@@ -40,16 +40,20 @@ public struct Profile: Sendable {
 
     /// Reads and validates a profile; errors name the file, line and key.
     public static func load(_ url: URL) throws(InputError) -> Profile {
-        let text: String
-        do { text = try String(contentsOf: url, encoding: .utf8) } catch {
-            throw InputError(file: url.path, problem: "cannot read the profile (\(error.localizedDescription))",
-                             hint: "check the path; profiles live in calibration/")
+        let bytes = try readBounded(url, limit: Limits.maximumProfileBytes, what: "profile",
+                                    hint: "check the path; profiles live in calibration/")
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw InputError(file: url.path, problem: "is not UTF-8 text", hint: "save the profile as UTF-8")
         }
         return try parse(text, file: url.path)
     }
 
     /// Parses a profile's text.
     public static func parse(_ text: String, file: String) throws(InputError) -> Profile {
+        guard text.utf8.count <= Limits.maximumProfileBytes else {
+            throw InputError(file: file, problem: "is \(text.utf8.count) bytes, more than the \(Limits.maximumProfileBytes)-byte limit for a profile",
+                             hint: "a profile is a few kilobytes; is this the right file?")
+        }
         let doc: TOMLDocument
         do { doc = try TOMLDocument(parsing: text) } catch {
             throw InputError(file: file, line: error.line, problem: error.message, hint: "fix the TOML syntax")
@@ -111,10 +115,16 @@ struct ProfileReader {
         return n
     }
 
-    func positive(_ t: TOMLTable?, _ key: String, _ path: String, allowZero: Bool = true) throws(InputError) -> Float? {
+    /// A number of zero or more (above zero without `allowZero`) and at most
+    /// `maximum`: durations default to ``Limits/maximumMilliseconds``.
+    func positive(_ t: TOMLTable?, _ key: String, _ path: String, allowZero: Bool = true,
+                  maximum: Double = Limits.maximumMilliseconds) throws(InputError) -> Float? {
         guard let n = try number(t, key, path) else { return nil }
         guard allowZero ? n >= 0 : n > 0 else {
             throw fail(path, t?[key]?.line, "must be \(allowZero ? "zero or more" : "above zero"), got \(JSON.format(n))", "use a positive value")
+        }
+        guard n <= maximum else {
+            throw fail(path, t?[key]?.line, "must be at most \(JSON.format(maximum)), got \(JSON.format(n))", "see the README's Limits table")
         }
         return Float(n)
     }
@@ -173,8 +183,8 @@ struct ProfileReader {
         } else {
             settings = ClassifierSettings(sensitivity: .medium)
         }
-        if let peek = try positive(levels, "peek_newtons", "levels.peek_newtons", allowZero: false) { settings.peekNewtons = peek }
-        if let pop = try positive(levels, "pop_newtons", "levels.pop_newtons", allowZero: false) { settings.popNewtons = pop }
+        if let peek = try positive(levels, "peek_newtons", "levels.peek_newtons", allowZero: false, maximum: Limits.maximumNewtons) { settings.peekNewtons = peek }
+        if let pop = try positive(levels, "pop_newtons", "levels.pop_newtons", allowZero: false, maximum: Limits.maximumNewtons) { settings.popNewtons = pop }
         if levels?["sensitivity"] == nil && (levels?["peek_newtons"] == nil || levels?["pop_newtons"] == nil) {
             throw fail("levels", levels?.line, "needs peek_newtons and pop_newtons, or a sensitivity", "e.g. peek_newtons = 1.0 and pop_newtons = 2.5")
         }
@@ -232,17 +242,29 @@ struct ProfileReader {
         let health = doc.table("health")
         try unknownKeys(health, allowed: ["stuck_ms", "saturation_scans", "spike_rejection", "spike_max_ms", "vibration_holdoff_ms"], prefix: "health")
         if let v = try positive(health, "stuck_ms", "health.stuck_ms") { settings.stuckMilliseconds = v }
-        if let v = try positive(health, "saturation_scans", "health.saturation_scans", allowZero: false) { settings.saturationScans = Int(v) }
+        if let v = try positive(health, "saturation_scans", "health.saturation_scans", allowZero: false,
+                                maximum: Limits.saturationScans.upperBound) {
+            guard v == v.rounded() else {
+                throw fail("health.saturation_scans", health?["saturation_scans"]?.line, "must be a whole number of scans", "write e.g. saturation_scans = 2")
+            }
+            settings.saturationScans = Int(v)
+        }
         if let v = try bool(health, "spike_rejection", "health.spike_rejection") { settings.spikeRejection = v }
         if let v = try positive(health, "spike_max_ms", "health.spike_max_ms") { settings.spikeMaximumMilliseconds = v }
         if let v = try positive(health, "vibration_holdoff_ms", "health.vibration_holdoff_ms") { settings.vibrationHoldoffMilliseconds = v }
 
         let latency = doc.table("latency")
         try unknownKeys(latency, allowed: ["budget_ms"], prefix: "latency")
-        let budget = try positive(latency, "budget_ms", "latency.budget_ms", allowZero: false).map(Double.init)
+        let budget = try positive(latency, "budget_ms", "latency.budget_ms", allowZero: false,
+                                  maximum: Limits.budgetMilliseconds.upperBound).map(Double.init)
 
         var channels: [ForceChannelCalibration] = []
-        for (i, t) in doc.array("channel").enumerated() {
+        let channelTables = doc.array("channel")
+        guard channelTables.count <= Limits.maximumChannels else {
+            throw fail("channel", channelTables[Limits.maximumChannels].line, "more than \(Limits.maximumChannels) [[channel]] tables",
+                       "calibrate only the panel's force channels")
+        }
+        for (i, t) in channelTables.enumerated() {
             let path = "channel[\(i)]"
             try unknownKeys(t, allowed: ["id", "zero_raw", "newtons_per_count", "curve", "position"], prefix: path)
             guard let id = try string(t, "id", "\(path).id") else {
@@ -281,6 +303,9 @@ struct ProfileReader {
                 }
                 guard let scale = try number(t, "newtons_per_count", "\(path).newtons_per_count") else {
                     throw fail("\(path).newtons_per_count", t.line, "missing", "weigh a known mass: newtons / (raw - zero_raw)")
+                }
+                guard abs(zero) <= Limits.maximumRawMagnitude else {
+                    throw fail("\(path).zero_raw", t["zero_raw"]?.line, "\(JSON.format(zero)) is beyond a raw count's range (at most 2^53 in magnitude)", "give the raw reading of the unloaded panel")
                 }
                 mapping = .linear(zeroRaw: zero, newtonsPerCount: scale)
                 do { _ = try mapping.core() } catch {

@@ -24,7 +24,7 @@ public struct ProfileLibrary: Sendable {
     public init(directory: URL) throws(InputError) {
         let names: [String]
         do { names = try FileManager.default.contentsOfDirectory(atPath: directory.path) } catch {
-            throw InputError(file: directory.path, problem: "cannot list profiles (\(error.localizedDescription))",
+            throw InputError(file: directory.path, problem: "cannot list profiles: not a readable directory",
                              hint: "give the directory that holds the *.toml profiles (calibration/)")
         }
         profiles = []

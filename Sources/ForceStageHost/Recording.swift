@@ -43,11 +43,16 @@ public enum ForceMapping: Equatable, Sendable {
         switch self {
         case .linear(let zero, let scale):
             guard zero.isFinite, scale.isFinite else { throw .notFinite }
+            guard abs(zero) <= Limits.maximumRawMagnitude else { throw .outOfRange }
+            guard scale != 0 else { throw .zeroScale }
+            guard Limits.newtonsPerCountMagnitude.contains(abs(scale)) else { throw .outOfRange }
             let c = ChannelCalibration.linear(zeroRaw: Int64(zero.rounded()), newtonsPerCount: Float(scale))
             try c.validate()
             return c
         case .curve(let points):
             for p in points where !p.raw.isFinite || !p.newtons.isFinite { throw .notFinite }
+            guard points.count <= Limits.maximumCurvePoints else { throw .tooManyPoints(points.count) }
+            for p in points where abs(p.raw) > Limits.maximumRawMagnitude || abs(p.newtons) > Limits.maximumNewtons { throw .outOfRange }
             return .curve(try ForceCurve(points.map { (raw: Int64($0.raw.rounded()), newtons: Float($0.newtons)) }))
         }
     }
@@ -174,31 +179,35 @@ public struct Recording: Sendable {
     public static func load(_ jsonURL: URL) throws(InputError) -> Recording {
         let metadata = try RecordingMetadata.load(jsonURL)
         let dataURL = dataURL(forMetadata: jsonURL)
-        let bytes: [UInt8]
-        do {
-            bytes = [UInt8](try Data(contentsOf: dataURL))
-        } catch {
-            throw InputError(file: dataURL.path, problem: "cannot read the raw scans (\(error.localizedDescription))",
-                             hint: "a recording is STEM.json plus STEM.iio side by side; record one with `forcestage record` or `iio_readdev`")
-        }
+        let bytes = try readBounded(dataURL, limit: Limits.maximumScanBytes, what: "raw scans",
+                                    hint: "a recording is STEM.json plus STEM.iio side by side; record one with `forcestage record` or `iio_readdev`")
+        return try validated(metadata: metadata, scans: bytes, jsonFile: jsonURL.path, dataFile: dataURL.path)
+    }
+
+    /// Checks raw scans against validated metadata (whole scans, labels inside
+    /// the recording) and builds the recording: the one path from bytes to a
+    /// ``Recording``, used by ``load(_:)`` and the fuzzers.
+    public static func validated(metadata: RecordingMetadata, scans bytes: [UInt8], jsonFile: String, dataFile: String) throws(InputError) -> Recording {
         let layout: ScanLayout
         do { layout = try metadata.layout() } catch {
-            throw InputError(file: jsonURL.path, key: "channels", problem: error.message, hint: "fix the channel list to match the device's scan_elements")
+            throw InputError(file: jsonFile, key: "channels", problem: error.message, hint: "fix the channel list to match the device's scan_elements")
         }
         if bytes.count % layout.scanSize != 0 {
             let whole = bytes.count / layout.scanSize
             throw InputError(
-                file: dataURL.path,
+                file: dataFile,
                 problem: "truncated: \(bytes.count) bytes is not a whole number of \(layout.scanSize)-byte scans (the last scan has \(bytes.count % layout.scanSize) bytes)",
-                hint: "the channels in \(jsonURL.lastPathComponent) must match the data; if they do, cut the file to \(whole * layout.scanSize) bytes (\(whole) scans)")
+                hint: "the channels in \((jsonFile as NSString).lastPathComponent) must match the data; if they do, cut the file to \(whole * layout.scanSize) bytes (\(whole) scans)")
         }
         let scans = bytes.count / layout.scanSize
         for (i, label) in metadata.labels.enumerated() where label.sample >= scans {
-            throw InputError(file: jsonURL.path, key: "labels[\(i)].sample",
+            throw InputError(file: jsonFile, key: "labels[\(i)].sample",
                              problem: "scan \(label.sample) is beyond the recording's \(scans) scans",
                              hint: "labels index scans from 0; fix or remove the label")
         }
-        return try! Recording(metadata: metadata, scans: bytes)
+        do { return try Recording(metadata: metadata, scans: bytes) } catch {
+            throw InputError(file: jsonFile, key: "channels", problem: error.message, hint: "fix the channel list")
+        }
     }
 
     /// Writes `STEM.json` and `STEM.iio` atomically (each written to a

@@ -5,17 +5,22 @@ import ForceStageCore
 struct JSONFields {
     let file: String
     let path: String
-    let value: [String: Any]
+    let value: [(String, JSON)]
 
     func fail(_ key: String, _ problem: String, _ hint: String) -> InputError {
         InputError(file: file, key: path.isEmpty ? key : "\(path).\(key)", problem: problem, hint: hint)
     }
 
-    func has(_ key: String) -> Bool { value[key] != nil && !(value[key] is NSNull) }
+    subscript(_ key: String) -> JSON? { value.first { $0.0 == key }?.1 }
+
+    func has(_ key: String) -> Bool {
+        guard let v = self[key] else { return false }
+        return v != .null
+    }
 
     /// The value at `key`: nil when absent and optional, an error when absent and required.
-    private func present(_ key: String, _ required: Bool) throws(InputError) -> Any? {
-        guard let raw = value[key], !(raw is NSNull) else {
+    private func present(_ key: String, _ required: Bool) throws(InputError) -> JSON? {
+        guard let raw = self[key], raw != .null else {
             if required { throw fail(key, "missing", "add the key; see the forcestage-recording/1 spec") }
             return nil
         }
@@ -24,7 +29,10 @@ struct JSONFields {
 
     func string(_ key: String, required: Bool = true) throws(InputError) -> String? {
         guard let raw = try present(key, required) else { return nil }
-        guard let s = raw as? String else { throw fail(key, "must be a string", "quote the value") }
+        guard case .string(let s) = raw else { throw fail(key, "must be a string", "quote the value") }
+        guard s.utf8.count <= Limits.maximumStringBytes else {
+            throw fail(key, "is \(s.utf8.count) bytes long, more than \(Limits.maximumStringBytes)", "shorten it")
+        }
         return s
     }
 
@@ -40,59 +48,61 @@ struct JSONFields {
         return n
     }
 
-    func array(_ key: String, required: Bool = true) throws(InputError) -> [Any]? {
+    func array(_ key: String, required: Bool = true) throws(InputError) -> [JSON]? {
         guard let raw = try present(key, required) else { return nil }
-        guard let a = raw as? [Any] else { throw fail(key, "must be an array", "write [ ... ]") }
+        guard case .array(let a) = raw else { throw fail(key, "must be an array", "write [ ... ]") }
         return a
     }
 
     func object(_ key: String, required: Bool = true) throws(InputError) -> JSONFields? {
         guard let raw = try present(key, required) else { return nil }
-        guard let o = raw as? [String: Any] else { throw fail(key, "must be an object", "write { ... }") }
+        guard case .object(let o) = raw else { throw fail(key, "must be an object", "write { ... }") }
         return JSONFields(file: file, path: path.isEmpty ? key : "\(path).\(key)", value: o)
     }
 
-    func element(_ array: [Any], _ i: Int, of key: String) throws(InputError) -> JSONFields {
-        guard let o = array[i] as? [String: Any] else { throw fail("\(key)[\(i)]", "must be an object", "write { ... }") }
+    func element(_ array: [JSON], _ i: Int, of key: String) throws(InputError) -> JSONFields {
+        guard case .object(let o) = array[i] else { throw fail("\(key)[\(i)]", "must be an object", "write { ... }") }
         return JSONFields(file: file, path: path.isEmpty ? "\(key)[\(i)]" : "\(path).\(key)[\(i)]", value: o)
     }
 
-    /// JSON `true`/`false` arrive as NSNumber too; tell them apart by their concrete class.
-    static func isBoolean(_ n: NSNumber) -> Bool {
-        String(describing: type(of: n)).contains("Boolean")
+    static func double(_ raw: JSON) -> Double? {
+        switch raw {
+        case .int(let i): return Double(i)
+        case .double(let d): return d
+        default: return nil
+        }
     }
 
-    static func double(_ raw: Any) -> Double? {
-        guard let n = raw as? NSNumber, !isBoolean(n) else { return nil }
-        return n.doubleValue
-    }
-
-    static func integer(_ raw: Any) -> Int64? {
-        guard let n = raw as? NSNumber, !isBoolean(n) else { return nil }
-        let d = n.doubleValue
-        guard d == d.rounded(), abs(d) < 9.2e18 else { return nil }
-        return n.int64Value
+    static func integer(_ raw: JSON) -> Int64? {
+        switch raw {
+        case .int(let i): return i
+        case .double(let d):
+            guard d == d.rounded(), abs(d) < 9.2e18 else { return nil }
+            return Int64(d)
+        default: return nil
+        }
     }
 }
 
 extension RecordingMetadata {
-    /// Reads and validates `STEM.json`.
+    /// Reads and validates `STEM.json` (at most ``Limits/maximumMetadataBytes``).
     public static func load(_ url: URL) throws(InputError) -> RecordingMetadata {
-        let data: Data
-        do { data = try Data(contentsOf: url) } catch {
-            throw InputError(file: url.path, problem: "cannot read (\(error.localizedDescription))", hint: "check the path")
-        }
-        return try parse(data, file: url.path)
+        let bytes = try readBounded(url, limit: Limits.maximumMetadataBytes, what: "recording metadata",
+                                    hint: "check the path; a recording is STEM.json plus STEM.iio side by side")
+        return try parse(Data(bytes), file: url.path)
     }
 
     /// Parses and validates the JSON text of a recording's metadata.
     public static func parse(_ data: Data, file: String) throws(InputError) -> RecordingMetadata {
-        let any: Any
-        do { any = try JSONSerialization.jsonObject(with: data) } catch {
-            let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "\(error)"
-            throw InputError(file: file, problem: "not valid JSON (\(detail))", hint: "fix the syntax; the file must be one JSON object")
+        guard data.count <= Limits.maximumMetadataBytes else {
+            throw InputError(file: file, problem: "is \(data.count) bytes, more than the \(Limits.maximumMetadataBytes)-byte limit for recording metadata",
+                             hint: "split the recording or drop labels")
         }
-        guard let root = any as? [String: Any] else {
+        let any: JSON
+        do { any = try JSON.parse([UInt8](data)) } catch {
+            throw InputError(file: file, line: error.line, problem: "not valid JSON: \(error.message)", hint: "fix the syntax; the file must be one JSON object")
+        }
+        guard case .object(let root) = any else {
             throw InputError(file: file, problem: "the top level is not a JSON object", hint: "a recording's metadata is one { ... } object")
         }
         let top = JSONFields(file: file, path: "", value: root)
@@ -104,13 +114,16 @@ extension RecordingMetadata {
         let name = try device.string("name")!
         let label = try device.string("label", required: false)
         let rate = try top.number("sampleRateHz")!
-        guard rate > 0, rate.isFinite else {
-            throw top.fail("sampleRateHz", "must be above zero, got \(JSON.format(rate))", "give the device's scans per second (e.g. 80 for an HX711)")
+        guard rate.within(Limits.sampleRateHz) else {
+            throw top.fail("sampleRateHz", "must be above zero, from \(JSON.format(Limits.sampleRateHz.lowerBound)) to \(JSON.format(Limits.sampleRateHz.upperBound)) scans per second, got \(JSON.format(rate))", "give the device's scans per second (e.g. 80 for an HX711)")
         }
         let clock = try top.string("timestampClock", required: false)
 
         let channelList = try top.array("channels")!
         guard !channelList.isEmpty else { throw top.fail("channels", "is empty", "list every channel present in each scan") }
+        guard channelList.count <= Limits.maximumChannels else {
+            throw top.fail("channels", "lists \(channelList.count) channels, more than \(Limits.maximumChannels)", "list only the channels present in each scan")
+        }
         var channels: [RecordingChannel] = []
         for i in channelList.indices {
             let c = try top.element(channelList, i, of: "channels")
@@ -158,6 +171,9 @@ extension RecordingMetadata {
 
         var labels: [Label] = []
         if let list = try top.array("labels", required: false) {
+            guard list.count <= Limits.maximumLabels else {
+                throw top.fail("labels", "holds \(list.count) labels, more than \(Limits.maximumLabels)", "split the recording into shorter ones")
+            }
             for i in list.indices {
                 let l = try top.element(list, i, of: "labels")
                 let event = try l.string("event")!
@@ -200,9 +216,12 @@ extension RecordingMetadata {
             let mapping: ForceMapping
             if f.has("curve") {
                 let points = try f.array("curve")!
+                guard points.count <= Limits.maximumCurvePoints else {
+                    throw f.fail("curve", "has \(points.count) points, more than \(Limits.maximumCurvePoints)", "a curve needs a few points per calibration mass")
+                }
                 var pairs: [CurvePoint] = []
                 for (j, point) in points.enumerated() {
-                    guard let pair = point as? [Any], pair.count == 2,
+                    guard case .array(let pair) = point, pair.count == 2,
                           let raw = JSONFields.double(pair[0]), let newtons = JSONFields.double(pair[1]) else {
                         throw f.fail("curve[\(j)]", "must be a [raw, newtons] pair of numbers", "write [12345, 1.5]")
                     }
@@ -213,7 +232,11 @@ extension RecordingMetadata {
                     throw f.fail("curve", error.message, "a curve maps raw counts to newtons, sorted by raw value")
                 }
             } else {
-                mapping = .linear(zeroRaw: try f.number("zeroRaw")!, newtonsPerCount: try f.number("newtonsPerCount")!)
+                let zero = try f.number("zeroRaw")!
+                guard abs(zero) <= Limits.maximumRawMagnitude else {
+                    throw f.fail("zeroRaw", "\(JSON.format(zero)) is beyond a raw count's range (at most 2^53 in magnitude)", "give the raw reading of the unloaded panel")
+                }
+                mapping = .linear(zeroRaw: zero, newtonsPerCount: try f.number("newtonsPerCount")!)
                 do { _ = try mapping.core() } catch {
                     throw f.fail("newtonsPerCount", error.message, "weigh a known mass to find the scale")
                 }
@@ -238,8 +261,8 @@ extension RecordingMetadata {
         }
         let peek = try cal.number("peekNewtons")!
         let pop = try cal.number("popNewtons")!
-        guard peek > 0 else { throw cal.fail("peekNewtons", "must be above zero", "a light press is typically 0.5-2 N") }
-        guard pop > peek else { throw cal.fail("popNewtons", "must be above peekNewtons (\(JSON.format(peek)))", "pop is the firmer of the two levels") }
+        guard peek > 0, peek <= Limits.maximumNewtons else { throw cal.fail("peekNewtons", "must be above zero and at most \(JSON.format(Limits.maximumNewtons)) N", "a light press is typically 0.5-2 N") }
+        guard pop > peek, pop <= Limits.maximumNewtons else { throw cal.fail("popNewtons", "must be above peekNewtons (\(JSON.format(peek)))", "pop is the firmer of the two levels") }
         return RecordingCalibration(force: force, peekNewtons: peek, popNewtons: pop)
     }
 

@@ -53,7 +53,8 @@ public func traceScans(_ recording: Recording, setup: PanelSetup, from: Int, to:
     var lines: [String] = []
     let size = setup.layout.scanSize
     recording.scans.withUnsafeBytes { raw in
-        for i in 0..<min(recording.scanCount, to + 1) {
+        let end = to >= recording.scanCount ? recording.scanCount : max(0, to + 1)
+        for i in 0..<end {
             let scan = raw.baseAddress! + i * size
             let force = pipeline.force(scan: scan)
             pipeline.process(scan: scan, into: &ring)

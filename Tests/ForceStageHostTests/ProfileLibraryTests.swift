@@ -119,7 +119,7 @@ struct ProfileLibraryTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["p.toml"])
     }
 
-    @Test("A save killed halfway (SIGKILL to the real forcestage mid-write) leaves the old profile whole; the next save cleans up")
+    @Test("A save killed halfway (the kernel's SIGXFSZ at a 200-byte file-size limit) leaves the old profile whole; the next save cleans up")
     func killedMidSave() throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -130,38 +130,91 @@ struct ProfileLibraryTests {
         let good = try String(contentsOf: repositoryRoot.appendingPathComponent("calibration/hx711-kiosk.toml"), encoding: .utf8)
         try Profile.save(good, to: url)
 
-        let p = Process()
-        p.executableURL = forcestageBinary
-        p.arguments = ["calibrate", "--from-recording", session.path, "--mass", "500", "-o", url.path, "-y"]
-        var env = ProcessInfo.processInfo.environment
-        env[AtomicFile.testOnly_pauseMidWriteVariable] = "20000"
-        p.environment = env
-        p.standardOutput = FileHandle.nullDevice
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        let temporary = dir.appendingPathComponent(".panel.toml.tmp-\(p.processIdentifier)")
-        let deadline = Date().addingTimeInterval(60)
-        // Wait until the new profile is half written, then kill the writer.
-        while Date() < deadline {
-            if let size = try? FileManager.default.attributesOfItem(atPath: temporary.path)[.size] as? Int, size > 0 { break }
-            usleep(20_000)
-        }
-        #expect(FileManager.default.fileExists(atPath: temporary.path), "the writer never started its temporary file")
-        kill(p.processIdentifier, SIGKILL)
-        p.waitUntilExit()
-        #expect(p.terminationReason == .uncaughtSignal)
+        // The real forcestage under RLIMIT_FSIZE = 200 bytes: the kernel kills it with SIGXFSZ
+        // when the profile's temporary file reaches 200 bytes, i.e. halfway through the save.
+        let killed = try spawnBounded(["/usr/bin/prlimit", "--fsize=200", forcestageBinary.path, "calibrate", "--from-recording", session.path,
+                                       "--mass", "500", "-o", url.path, "-y"], discardOutput: true)
+        #expect(killed.signal == SIGXFSZ, "exit \(killed.status) signal \(killed.signal): \(killed.stderr)")
+        let prefix = AtomicFile.temporaryPrefix(for: url)
+        let left = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasPrefix(prefix) }
+        #expect(left.count == 1, "the killed writer leaves exactly its temporary: \(left) in \((try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []); \(killed.stderr)")
+        let temporary = dir.appendingPathComponent(left.first ?? "none")
         let half = try String(contentsOf: temporary, encoding: .utf8)
-        #expect(half.hasPrefix("# ForceStage panel profile") && !half.contains("[[channel]]"), "the temporary holds half a profile")
+        #expect(half.utf8.count == 200 && half.hasPrefix("# ForceStage panel profile") && !half.contains("[[channel]]"), "the temporary holds the first 200 bytes")
         #expect(try String(contentsOf: url, encoding: .utf8) == good, "the old profile is untouched")
         _ = try Profile.load(url)
 
-        // The next save (same command, no pause) replaces it and removes the dead writer's temporary.
+        // The next save (same command, no limit) replaces it and removes the dead writer's temporary.
         let r = try forcestage(["calibrate", "--from-recording", session.path, "--mass", "500", "-o", url.path, "-y"])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(!FileManager.default.fileExists(atPath: temporary.path))
         let saved = try Profile.load(url)
         #expect(saved.matchName == "hx711" && saved.matchLabel == "synth-hx711-80-unit21")
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["panel.toml", "session.iio", "session.json"])
+    }
+
+    @Test("A save that fails part-way (EFBIG with SIGXFSZ ignored) reports one line, leaves no temporary and the old profile whole")
+    func failedSaveCleansUp() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let session = dir.appendingPathComponent("session.json")
+        try Synthesizer.synthesize(SynthOptions(panel: .hx711at80, seed: 1, duration: 1, unitSeed: 21,
+                                                script: .calibrationSession(massesGrams: [500]))).recording.write(to: session)
+        let url = dir.appendingPathComponent("panel.toml")
+        let good = try String(contentsOf: repositoryRoot.appendingPathComponent("calibration/hx711-kiosk.toml"), encoding: .utf8)
+        try Profile.save(good, to: url)
+        // An ignored signal stays ignored across exec: the write fails with EFBIG instead.
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/sh")
+        p.arguments = ["-c", "trap '' XFSZ; exec /usr/bin/prlimit --fsize=200 \"$0\" calibrate --from-recording \"$1\" --mass 500 -o \"$2\" -y",
+                       forcestageBinary.path, session.path, url.path]
+        let err = Pipe()
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = err
+        try p.run()
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        #expect(p.terminationReason == .exit && p.terminationStatus != 0, "\(p.terminationStatus)")
+        #expect(stderr.hasPrefix("forcestage calibrate: ") && stderr.contains("File too large"), "\(stderr)")
+        #expect(try String(contentsOf: url, encoding: .utf8) == good)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["panel.toml", "session.iio", "session.json"])
+    }
+
+    @Test("A symlink planted at every name the old writer would use cannot redirect a save")
+    func plantedSymlink() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let victim = dir.appendingPathComponent("victim.txt")
+        try "precious\n".write(to: victim, atomically: false, encoding: .utf8)
+        let url = dir.appendingPathComponent("out.svg")
+        // The old writer's temporary was .NAME.tmp-PID: plant it for this process and pids around it.
+        for pid in [getpid()] + (1...64).map({ getpid() + $0 }) {
+            try FileManager.default.createSymbolicLink(atPath: dir.appendingPathComponent(".out.svg.tmp-\(pid)").path, withDestinationPath: victim.path)
+        }
+        try AtomicFile.write(Data("new\n".utf8), to: url)
+        #expect(try String(contentsOf: victim, encoding: .utf8) == "precious\n")
+        #expect(try String(contentsOf: url, encoding: .utf8) == "new\n")
+        // The real CLI too (plot -o): its temporaries go through the same writer.
+        let demo = repositoryRoot.appendingPathComponent("hardware/recordings/demo-hx711.json").path
+        let r = try forcestage(["plot", demo, "-o", url.path])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(try String(contentsOf: victim, encoding: .utf8) == "precious\n")
+        // Planted links are left alone: only this user's dead writers' regular files are removed.
+        let links = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasPrefix(".out.svg.tmp-") }
+        #expect(links.count == 65)
+    }
+
+    @Test("A symlink planted at a random-looking temporary name is not followed (O_NOFOLLOW|O_EXCL)")
+    func exclusiveCreate() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let victim = dir.appendingPathComponent("victim.txt")
+        try "precious\n".write(to: victim, atomically: false, encoding: .utf8)
+        let url = dir.appendingPathComponent("out.toml")
+        // Writes many times; every attempt must leave the victim alone and no temporary behind.
+        for _ in 0..<50 { try AtomicFile.write(Data("x\n".utf8), to: url) }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["out.toml", "victim.txt"])
+        #expect(try String(contentsOf: victim, encoding: .utf8) == "precious\n")
     }
 
     @Test("Every shipped example profile reads, and one exists for each sensor in hardware/sensors")

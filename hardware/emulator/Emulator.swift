@@ -169,7 +169,7 @@ public final class Emulator {
             command = try Child(path: exe, arguments: Array(options.command.dropFirst()), environment: environment,
                                 stdoutFD: measure != nil ? pipeFDs[1] : nil, closeInChild: measure != nil ? [pipeFDs[0]] : [])
         } catch {
-            note("cannot run \(first): \(error)")
+            note("cannot run \(first): \((error as? POSIXError).map { String(cString: strerror($0.code.rawValue)) } ?? "spawn failed")")
             return 126
         }
         if let measure {

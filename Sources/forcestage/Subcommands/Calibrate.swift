@@ -84,8 +84,12 @@ extension ForceStage {
                 throw ValidationError("--from-recording needs the masses that were set down: --mass GRAMS (once per mass)")
             }
             if verifyPresses < 0 { throw ValidationError("--verify-presses must be 0 or more") }
+            try checkOption(unloadedSeconds, "--unloaded-seconds", 0.5...3600, "seconds")
+            try checkOption(verifyPresses, "--verify-presses", 0...1000, "presses")
+            try checkOption(masses, "--masses", 1...32, "masses")
+            try checkOption(rate, "--rate", Limits.sampleRateHz, "scans per second")
+            for m in mass { try checkOption(m, "--mass", 0.001...1_000_000, "grams") }
             if !(verifyTimeout > 0 && verifyTimeout <= 86_400) { throw ValidationError("--verify-timeout must be above 0 and at most 86400 seconds") }
-            if !(unloadedSeconds >= 0.5) { throw ValidationError("--unloaded-seconds must be at least 0.5") }
         }
 
         var massCount: Int { masses ?? (mass.isEmpty ? (curve ? 3 : 1) : mass.count) }
@@ -94,7 +98,7 @@ extension ForceStage {
             let ui = SessionUI(interactive: fromRecording == nil)
             if let path = fromRecording {
                 let recording: Recording
-                do { recording = try Recording.load(URL(fileURLWithPath: path)) } catch { throw fail("calibrate", error.description) }
+                do { recording = try Recording.load(URL(fileURLWithPath: path)) } catch { throw badInput(error) }
                 try runSession(metadata: recording.metadata, layout: recording.layout, ui: ui, source: path) { feed, _ in
                     feed(recording.scans)
                     return false

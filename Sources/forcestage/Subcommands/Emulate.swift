@@ -57,13 +57,15 @@ extension ForceStage {
         func validate() throws {
             if recording == nil && !measureLatency { throw ValidationError("give a recording (STEM.json), or --measure-latency") }
             if command.isEmpty { throw ValidationError("give the command to run after --, e.g. -- iio_info") }
-            if !(speed > 0 && speed.isFinite) { throw ValidationError("--speed must be above 0") }
+            try checkOption(speed, "--speed", 0.001...1000, "times real time")
+            try checkOption(vanishAt, "--vanish-at", 0...maximumOptionSeconds, "seconds")
+            try checkOption(returnAt, "--return-at", 0...maximumOptionSeconds, "seconds")
             if (vanishAt == nil) != (returnAt == nil) { throw ValidationError("--vanish-at and --return-at go together") }
             if let v = vanishAt, let r = returnAt, !(v >= 0 && r > v) {
                 throw ValidationError("--return-at must come after --vanish-at, both in seconds of recording time")
             }
             if let p = iiodPort, !(1...65535).contains(p) { throw ValidationError("--iiod-port must be 1-65535") }
-            if !(measureSeconds > 1) { throw ValidationError("--measure-seconds must be above 1") }
+            try checkOption(measureSeconds, "--measure-seconds", 1.001...86_400, "seconds")
         }
 
         func run() throws {
@@ -104,7 +106,7 @@ extension ForceStage {
             probe.executableURL = URL(fileURLWithPath: unshare)
             probe.arguments = namespaces + ["--propagation", "private", "true"]
             probe.standardError = FileHandle.nullDevice
-            do { try probe.run() } catch { throw fail("emulate", "cannot run \(unshare): \(error)", code: 4) }
+            do { try probe.run() } catch { throw fail("emulate", "cannot run \(unshare): not found or not executable; install util-linux", code: 4) }
             probe.waitUntilExit()
             guard probe.terminationStatus == 0 else {
                 throw fail("emulate", "cannot create a private mount namespace (unshare \(namespaces.joined(separator: " ")) failed); run as root on a host that allows it (a container needs CAP_SYS_ADMIN)", code: 4)

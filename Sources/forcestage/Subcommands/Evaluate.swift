@@ -46,11 +46,11 @@ extension ForceStage {
             var entries: [EvaluationReport.Entry] = []
             var compared: [ComparisonClassifier: [EvaluationReport.Entry]] = [:]
             for path in recordings {
-                let rec = loadRecording(path)
+                let rec = try loadRecording(path)
                 guard !rec.metadata.labels.isEmpty else {
-                    fail("\(path): no labels; evaluate needs ground truth (labels[] in the .json)")
+                    throw CommandFailure(.badInput, "\(path): no labels; evaluate needs ground truth (labels[] in the .json)")
                 }
-                let setup = makeSetup(for: rec, path: path, profile: profile)
+                let setup = try makeSetup(for: rec, path: path, profile: profile)
                 let result = ForceStageHost.replay(rec, setup: setup)
                 let s = score(events: result.events, labels: rec.metadata.labels, sampleRateHz: setup.sampleRateHz)
                 let name = URL(fileURLWithPath: path).lastPathComponent

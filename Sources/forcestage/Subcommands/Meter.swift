@@ -32,6 +32,7 @@ extension ForceStage {
 
         func validate() throws {
             if !(fps > 0 && fps <= 60) { throw ValidationError("--fps must be between 0 and 60") }
+            try checkOption(rate, "--rate", Limits.sampleRateHz, "scans per second")
         }
 
         /// The force channels and settings: from the profile, a calibration recording, or the library.
@@ -40,7 +41,7 @@ extension ForceStage {
                 do {
                     let p = try Profile.load(URL(fileURLWithPath: profile))
                     return (p.channels, p.settings, "profile \(p.name)")
-                } catch { throw fail("meter", error.description) }
+                } catch { throw badInput(error) }
             }
             let calibrationPath = calibration ?? ProcessInfo.processInfo.environment[EmulatorEnvironment.recording]
             if calibration == nil, let dir = profileDirectory(), let library = try? ProfileLibrary(directory: dir),
@@ -53,7 +54,7 @@ extension ForceStage {
                     if let c = m.calibration {
                         return (c.force, c.classifierSettings, "calibration of \(URL(fileURLWithPath: calibrationPath).lastPathComponent)")
                     }
-                } catch { throw fail("meter", error.description) }
+                } catch { throw badInput(error) }
             }
             throw fail("meter", "no profile for \(deviceName)\(label.map { " (label \($0))" } ?? ""); pass --profile, or calibrate one with `forcestage calibrate`")
         }

@@ -40,13 +40,15 @@ extension ForceStage {
 
         func validate() throws {
             guard output.hasSuffix(".svg") else { throw ValidationError("-o must name an .svg file, got '\(output)'") }
+            try checkOption(from, "--from", 0...maximumOptionSeconds, "seconds")
+            try checkOption(to, "--to", 0...maximumOptionSeconds, "seconds")
             if let from, let to, !(to > from) { throw ValidationError("--to must come after --from") }
             if !(width >= 300 && width <= 20000) { throw ValidationError("--width must be 300-20000 pixels") }
         }
 
         func run() throws {
-            let rec = loadRecording(recording)
-            let setup = makeSetup(for: rec, path: recording, profile: profile)
+            let rec = try loadRecording(recording)
+            let setup = try makeSetup(for: rec, path: recording, profile: profile)
             let force = ForcePlot.netForce(rec, setup: setup)
             let all = replay(rec, setup: setup).events
             let rate = setup.sampleRateHz

@@ -44,7 +44,7 @@ extension ForceStage {
                     throw fail("profile which", "no calibration/ directory here or above the executable; pass --dir")
                 }
                 let library: ProfileLibrary
-                do { library = try ProfileLibrary(directory: directory) } catch { throw fail("profile which", error.description) }
+                do { library = try ProfileLibrary(directory: directory) } catch { throw badInput(error) }
                 print("device: name \(deviceName!)\(deviceLabel.map { ", label \($0)" } ?? ", no label")")
                 print("profiles in \(directory.path):")
                 let ranked = library.rank(deviceName: deviceName!, label: deviceLabel)

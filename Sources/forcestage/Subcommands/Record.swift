@@ -35,8 +35,9 @@ extension ForceStage {
 
         func validate() throws {
             guard output.hasSuffix(".json") else { throw ValidationError("--output must name STEM.json; the scans go to STEM.iio beside it") }
-            if let d = duration, !(d > 0) { throw ValidationError("--duration must be above 0 seconds") }
-            if let r = rate, !(r > 0) { throw ValidationError("--rate must be above 0") }
+            try checkOption(duration, "--duration", 0.001...maximumOptionSeconds, "seconds")
+            try checkOption(rate, "--rate", Limits.sampleRateHz, "scans per second")
+            try checkOption(scansPerRefill, "--scans-per-refill", 1...65536, "scans")
         }
 
         func run() throws {

@@ -38,15 +38,14 @@ extension ForceStage {
 
         func run() throws {
             guard let path = recording ?? bundledDemoRecording()?.path else {
-                fail("no recording given and the bundled demo (hardware/recordings/demo-hx711.json) was not found; pass a recording's .json")
+                throw CommandFailure(.usage, "no recording given and the bundled demo (hardware/recordings/demo-hx711.json) was not found; pass a recording's .json")
             }
-            let rec = loadRecording(path)
-            if let profile { refuseForeignProfile(profile, for: rec.metadata, path: path) }
-            let setup = makeSetup(for: rec, path: path, profile: profile)
+            let rec = try loadRecording(path)
+            if let profile { try refuseForeignProfile(profile, for: rec.metadata, path: path) }
+            let setup = try makeSetup(for: rec, path: path, profile: profile)
             if let trace {
-                let parts = trace.split(separator: ":").compactMap { Int($0) }
-                guard parts.count == 2, parts[0] <= parts[1] else { fail("--trace takes FROM:TO scan indices, e.g. 100:200") }
-                for line in traceScans(rec, setup: setup, from: parts[0], to: parts[1]) { emit(line) }
+                guard let range = ScanRange(parsing: trace) else { throw CommandFailure(.usage, "--trace takes FROM:TO scan indices, 0 <= FROM <= TO, e.g. 100:200") }
+                for line in traceScans(rec, setup: setup, from: range.from, to: range.to) { emit(line) }
                 return
             }
             for bad in negativeCells(rec, setup: setup, channels: rec.metadata.forceChannels.map(\.id)) {
@@ -54,14 +53,14 @@ extension ForceStage {
             }
             if gestures || progressHz != nil {
                 if let progressHz, !(progressHz > 0 && progressHz <= 1000) {
-                    fail("--progress-hz must be above 0 and at most 1000, got \(progressHz)")
+                    throw CommandFailure(.usage, "--progress-hz must be above 0 and at most 1000, got \(progressHz)")
                 }
                 guard setup.positions != nil else {
-                    fail("--gestures: \(path) has no press positions (a single-cell panel, or cells without positions); give the profile's [[channel]] tables position = [x, y]")
+                    throw CommandFailure(.badInput, "--gestures: \(path) has no press positions (a single-cell panel, or cells without positions); give the profile's [[channel]] tables position = [x, y]")
                 }
                 var regions: [Region] = []
                 if let profile {
-                    do { regions = try Profile.load(URL(fileURLWithPath: profile)).regions } catch { fail(error.description) }
+                    do { regions = try Profile.load(URL(fileURLWithPath: profile)).regions } catch { throw badInput(error) }
                 }
                 for g in replayGestures(rec, setup: setup, regions: regions, progressHz: progressHz) {
                     emit(gestureJSON(g, sampleRateHz: setup.sampleRateHz).rendered())
@@ -80,7 +79,7 @@ extension ForceStage {
             }
             if score {
                 guard !rec.metadata.labels.isEmpty else {
-                    fail("--score: \(path) has no labels to score against", code: 1)
+                    throw CommandFailure(.badInput, "--score: \(path) has no labels to score against")
                 }
                 let s = ForceStageHost.score(events: result.events, labels: rec.metadata.labels, sampleRateHz: setup.sampleRateHz)
                 let report = EvaluationReport(entries: [.init(name: URL(fileURLWithPath: path).lastPathComponent, score: s, counters: result.counters)])

@@ -72,7 +72,8 @@ extension ForceStage {
             guard duration > 0, duration.isFinite else {
                 throw ValidationError("--duration must be above zero seconds, got \(duration)")
             }
-            if let presses, presses < 1 { throw ValidationError("--presses must be at least 1, got \(presses)") }
+            try checkOption(duration, "--duration", 0.001...86_400, "seconds")
+            try checkOption(presses, "--presses", 1...100_000, "presses")
             if case .failure(let bad) = ArtefactSet.parse(artefacts) {
                 throw ValidationError("unknown artefact '\(bad.word)'; use all, none, or a comma list of \(ArtefactSet.names.map(\.0).joined(separator: ","))")
             }
@@ -80,7 +81,7 @@ extension ForceStage {
                 throw ValidationError("unknown --script '\(script)'; use standard or session")
             }
             guard parsedMasses != nil else {
-                throw ValidationError("--masses must be grams above zero, comma-separated (e.g. 50,100,200,500), got '\(masses)'")
+                throw ValidationError("--masses must be 1 to 32 masses in grams, each above zero and at most 1000000, comma-separated (e.g. 50,100,200,500), got '\(masses)'")
             }
             guard let output else { throw ValidationError("missing -o DIR/STEM.json (or give --corpus DIR)") }
             guard output.hasSuffix(".json") else {
@@ -101,7 +102,7 @@ extension ForceStage {
             var labelCalibration: RecordingCalibration?
             if let labelProfile {
                 let profile: Profile
-                do { profile = try Profile.load(URL(fileURLWithPath: labelProfile)) } catch { throw SynthFailure(message: error.description) }
+                do { profile = try Profile.load(URL(fileURLWithPath: labelProfile)) } catch { throw CommandFailure(.badInput, error.description) }
                 labelCalibration = RecordingCalibration(force: profile.channels, peekNewtons: Double(profile.settings.peekNewtons),
                                                         popNewtons: Double(profile.settings.popNewtons))
             }
@@ -110,7 +111,7 @@ extension ForceStage {
                                        script: script == "session" ? .calibrationSession(massesGrams: parsedMasses ?? []) : .standard,
                                        labelCalibration: labelCalibration, scenarios: scenarios)
             let result: SynthResult
-            do { result = try Synthesizer.synthesize(options) } catch { throw SynthFailure(message: error.description) }
+            do { result = try Synthesizer.synthesize(options) } catch { throw CommandFailure(.badInput, error.description) }
             let url = URL(fileURLWithPath: output)
             try writeOrFail(url) { try result.recording.write(to: $0) }
             let labels = result.recording.metadata.labels
@@ -124,22 +125,19 @@ extension ForceStage {
         /// `--masses` as grams, nil when a value is not a positive number.
         private var parsedMasses: [Double]? {
             let values = masses.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
-            guard !values.isEmpty, values.allSatisfy({ ($0 ?? 0) > 0 && $0!.isFinite }) else { return nil }
+            guard !values.isEmpty, values.count <= 32, values.allSatisfy({ ($0 ?? 0) > 0 && $0! <= 1_000_000 }) else { return nil }
             return values.map { $0! }
         }
 
         /// Runs `body`, turning a filesystem failure into one line that names the path.
         private func writeOrFail<T>(_ url: URL, _ body: (URL) throws -> T) throws -> T {
             do { return try body(url) } catch {
-                let detail = (error as? POSIXFailure)?.description ?? (error as NSError).localizedDescription
-                throw SynthFailure(message: "cannot write \(url.path): \(detail); check that the directory exists and is writable")
+                let detail = (error as? POSIXFailure)?.description ?? "cannot write \(url.path)"
+                throw CommandFailure(.deviceFault, "\(detail); check that the directory exists and is writable")
             }
         }
     }
 }
 
 /// A recording that could not be made or written: one line, exit code 1.
-struct SynthFailure: Error, CustomStringConvertible {
-    var message: String
-    var description: String { message }
-}
+
