@@ -10,7 +10,7 @@ struct ReplayProfileTests {
         let foreign = try forcestage(["replay", demo, "--profile", repositoryRoot.appendingPathComponent("calibration/fsr-ads1115.toml").path])
         #expect(foreign.status == 1)
         #expect(foreign.stdout.isEmpty)
-        #expect(foreign.stderr == "forcestage: error: profile fsr-ads1115 is for devices named \"ads1015\", not \"hx711\" (\(demo)); pass a profile made for this panel\n")
+        #expect(foreign.stderr == "forcestage replay: profile fsr-ads1115 is for devices named \"ads1015\", not \"hx711\" (\(demo)); pass a profile made for this panel\n")
         let own = try forcestage(["replay", demo, "--profile", repositoryRoot.appendingPathComponent("calibration/hx711-kiosk.toml").path])
         #expect(own.status == 0, "\(own.stderr)")
         #expect(own.stdout.contains("\"event\":\"pop\""))
