@@ -113,7 +113,8 @@ public enum CentreOfPressure {
     /// (aligned to scan index), from the mean of the block's last
     /// ``zeroSampleScans`` scans (which the block fast path decodes for
     /// positions anyway): a block whose mean force is within half the
-    /// gate of the zeros' is idle; an idle block followed by another idle
+    /// gate of the classifier's baseline is idle (not of the zeros' own
+    /// total, which a slow press would drag along); an idle block followed by another idle
     /// block (so no press was starting in it) moves each cell's zero a
     /// quarter of the way to that block's mean. Pressed blocks freeze it.
     public static let zeroBlockScans = 16
