@@ -113,7 +113,8 @@ public enum CentreOfPressure {
     /// (aligned to scan index), from the mean of the block's last
     /// ``zeroSampleScans`` scans (which the block fast path decodes for
     /// positions anyway): a block whose mean force is within half the
-    /// gate of the zeros' is idle; an idle block followed by another idle
+    /// gate of the classifier's baseline is idle (not of the zeros' own
+    /// total, which a slow press would drag along); an idle block followed by another idle
     /// block (so no press was starting in it) moves each cell's zero a
     /// quarter of the way to that block's mean. Pressed blocks freeze it.
     public static let zeroBlockScans = 16
@@ -157,13 +158,18 @@ internal struct _CellZeros: BitwiseCopyable, Sendable {
     }
 
     /// Closes a block whose per-cell sums (over its sampled scans) are `sums`.
+    /// `reference` is the panel's unloaded force as the classifier tracks it
+    /// (its baseline, which freezes under a press however slowly it rises);
+    /// the block is idle when its mean total is within `idleBand` of it.
+    /// Judging against the zeros' own total instead lets a slow press drag
+    /// them along block by block, and once dragged they never come back.
     @inlinable
     internal mutating func close(sums: InlineArray<8, Float>, cells: Int, x: InlineArray<8, Float>, y: InlineArray<8, Float>,
-                                 idleBand: Float) {
+                                 reference: Float, idleBand: Float) {
         let scale = 1 / Float(CentreOfPressure.zeroSampleScans)
         var mean: Float = 0
         for i in 0..<cells { mean += sums[i] * scale }
-        let d = mean - total
+        let d = mean - reference
         guard d < idleBand && d > -idleBand else {
             hasCandidate = false
             return

@@ -235,7 +235,7 @@ public struct ForcePipeline: Sendable {
         if _hasPositions {
             _pressure.record(sample: sample, force: total, x: momentX, y: momentY)
             if sample & Int64(CentreOfPressure.zeroBlockScans - 1) == Int64(CentreOfPressure.zeroBlockScans - 1) {
-                _closeZeroBlock(_zeroSums)
+                _closeZeroBlock(_zeroSums, baseline: _classifier._baseline)
                 _zeroSums = InlineArray<8, Float>(repeating: 0)
             }
         }
@@ -302,8 +302,10 @@ public struct ForcePipeline: Sendable {
 
     /// Ends a zero block with per-cell sums `sums` (see ``CentreOfPressure/zeroBlockScans``).
     @inlinable
-    internal mutating func _closeZeroBlock(_ sums: InlineArray<8, Float>) {
-        _cellZeros.close(sums: sums, cells: calibration.count, x: _cellX, y: _cellY,
+    /// `baseline` is the classifier's baseline as the per-scan path sees it
+    /// at that scan (it moves only at the ends of the classifier's blocks).
+    internal mutating func _closeZeroBlock(_ sums: InlineArray<8, Float>, baseline: Float) {
+        _cellZeros.close(sums: sums, cells: calibration.count, x: _cellX, y: _cellY, reference: baseline,
                          idleBand: _classifier._parameters.peek * CentreOfPressure.gateFraction * 0.5)
     }
 
@@ -468,6 +470,10 @@ public struct ForcePipeline: Sendable {
         // Moments only of the last scans, the ones the position window keeps
         // (a block that falls back to per-scan steps recomputes them all).
         let tail = Classifier.blockScans - CentreOfPressure.windowScans
+        // The classifier's block starts with this one, so its baseline stays
+        // this value until after the block's last step: what every zero
+        // block closed in here is judged against, on either path.
+        let baselineBefore = _classifier._baseline
         var held: _BlockPositions? = _hasPositions ? _BlockPositions(zeroSums: _zeroSums) : nil
         var gaps: Int64 = 0
         var dropped: Int64 = 0
@@ -541,7 +547,7 @@ public struct ForcePipeline: Sendable {
                 for k in tail..<Classifier.blockScans {
                     _pressure.record(sample: first &+ Int64(k), force: c[k], x: held.momentsX[k &- tail], y: held.momentsY[k &- tail])
                 }
-                if held.closedAt >= 0 { _closeZeroBlock(held.closedSums) }
+                if held.closedAt >= 0 { _closeZeroBlock(held.closedSums, baseline: baselineBefore) }
             }
         } else {
             for k in 0..<Classifier.blockScans {
@@ -550,7 +556,7 @@ public struct ForcePipeline: Sendable {
                     if k >= tail {
                         _pressure.record(sample: first &+ Int64(k), force: c[k], x: held.momentsX[k &- tail], y: held.momentsY[k &- tail])
                     }
-                    if k == held.closedAt { _closeZeroBlock(held.closedSums) }
+                    if k == held.closedAt { _closeZeroBlock(held.closedSums, baseline: baselineBefore) }
                 }
                 _classifier.step(force: c[k], sample: first &+ Int64(k), timestampNs: stamps[k], into: &events)
                 if _hasPositions && events.count != before {
