@@ -13,6 +13,8 @@ enum ExitStatus: Int32 {
     case incomplete = 3
     /// The environment lacks what the command needs (root, unshare, namespaces).
     case environment = 4
+    /// A service that took too long: `status` got no connection or no answer within `--timeout`.
+    case timedOut = 5
     /// A command-line usage error: unknown option, missing or out-of-range value.
     case usage = 64
     /// An internal error: a bug; please report it with the command line.
