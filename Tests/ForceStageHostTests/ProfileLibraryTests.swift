@@ -119,16 +119,23 @@ struct ProfileLibraryTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["p.toml"])
     }
 
-    @Test("A save killed halfway (the kernel's SIGXFSZ at a 200-byte file-size limit) leaves the old profile whole; the next save cleans up")
-    func killedMidSave() throws {
+    /// A temporary folder with a one-second calibration session recording and
+    /// the kiosk example profile saved as panel.toml: the old profile a save must keep whole.
+    static func savedProfileBesideSession() throws -> (dir: URL, session: URL, profile: URL, text: String) {
         let dir = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
         let session = dir.appendingPathComponent("session.json")
         try Synthesizer.synthesize(SynthOptions(panel: .hx711at80, seed: 1, duration: 1, unitSeed: 21,
                                                 script: .calibrationSession(massesGrams: [500]))).recording.write(to: session)
         let url = dir.appendingPathComponent("panel.toml")
         let good = try String(contentsOf: repositoryRoot.appendingPathComponent("calibration/hx711-kiosk.toml"), encoding: .utf8)
         try Profile.save(good, to: url)
+        return (dir, session, url, good)
+    }
+
+    @Test("A save killed halfway (the kernel's SIGXFSZ at a 200-byte file-size limit) leaves the old profile whole; the next save cleans up")
+    func killedMidSave() throws {
+        let (dir, session, url, good) = try Self.savedProfileBesideSession()
+        defer { try? FileManager.default.removeItem(at: dir) }
 
         // The real forcestage under RLIMIT_FSIZE = 200 bytes: the kernel kills it with SIGXFSZ
         // when the profile's temporary file reaches 200 bytes, i.e. halfway through the save.
@@ -155,14 +162,8 @@ struct ProfileLibraryTests {
 
     @Test("A save that fails part-way (EFBIG with SIGXFSZ ignored) reports one line, leaves no temporary and the old profile whole")
     func failedSaveCleansUp() throws {
-        let dir = try temporaryDirectory()
+        let (dir, session, url, good) = try Self.savedProfileBesideSession()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let session = dir.appendingPathComponent("session.json")
-        try Synthesizer.synthesize(SynthOptions(panel: .hx711at80, seed: 1, duration: 1, unitSeed: 21,
-                                                script: .calibrationSession(massesGrams: [500]))).recording.write(to: session)
-        let url = dir.appendingPathComponent("panel.toml")
-        let good = try String(contentsOf: repositoryRoot.appendingPathComponent("calibration/hx711-kiosk.toml"), encoding: .utf8)
-        try Profile.save(good, to: url)
         // An ignored signal stays ignored across exec: the write fails with EFBIG instead.
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/bin/sh")
