@@ -98,12 +98,7 @@ struct ServiceEmulatorTests {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         // A 3.5 N press every 0.8 s: peek, pop, release under pop = 2.5 N; peek, release under pop = 5 N.
-        let (url, _) = try writePressTrain(in: dir, leadIn: 500, presses: 30, hold: 40, rest: 152)
-        let profile = dir.appendingPathComponent("panel.toml")
-        try profileText(peek: 1.0, pop: 2.5).write(to: profile, atomically: true, encoding: .utf8)
-        let socket = dir.appendingPathComponent("ev.sock").path
-        let service = try Running([fs, "emulate", "--speed", "2", url.path, "--",
-                                   fs, "run", "--profile", profile.path, "--socket", socket], in: dir)
+        let (_, profile, socket, service) = try startReloadableService(fs, in: dir)
         defer { if service.process.isRunning { kill(service.process.processIdentifier, SIGKILL) } }
         #expect(waitUntil(20) { FileManager.default.fileExists(atPath: socket) }, "\(service.stderr)")
         let client = try SocketClient(path: socket)

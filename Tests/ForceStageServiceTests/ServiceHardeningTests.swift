@@ -24,12 +24,7 @@ struct ServiceHardeningTests {
     func reloadExtremeProfiles() throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let (url, _) = try writePressTrain(in: dir, leadIn: 500, presses: 30, hold: 40, rest: 152)
-        let profile = dir.appendingPathComponent("panel.toml")
-        try profileText(peek: 1.0, pop: 2.5).write(to: profile, atomically: true, encoding: .utf8)
-        let socket = dir.appendingPathComponent("ev.sock").path
-        let service = try Running([fs, "emulate", "--speed", "2", url.path, "--",
-                                   fs, "run", "--profile", profile.path, "--socket", socket], in: dir)
+        let (url, profile, socket, service) = try startReloadableService(fs, in: dir)
         defer { if service.process.isRunning { kill(service.process.processIdentifier, SIGKILL) } }
         #expect(waitUntil(20) { statusNow(socket)?["health"] as? String == "streaming" }, "\(service.stderr)")
         let pid = try #require(statusNow(socket).flatMap { int($0["pid"]) })

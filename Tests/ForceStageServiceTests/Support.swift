@@ -263,3 +263,16 @@ func isSubsequence(_ sub: [String], of all: [String]) -> Bool {
     }
     return true
 }
+
+/// `run --profile panel.toml --socket ev.sock` in the emulator on a train of 30
+/// 3.5 N presses (one every 0.8 s, at double speed), under peek 1.0 N / pop 2.5 N:
+/// the service the reload tests send SIGHUP to.
+func startReloadableService(_ fs: String, in dir: URL) throws -> (recording: URL, profile: URL, socket: String, service: Running) {
+    let (url, _) = try writePressTrain(in: dir, leadIn: 500, presses: 30, hold: 40, rest: 152)
+    let profile = dir.appendingPathComponent("panel.toml")
+    try profileText(peek: 1.0, pop: 2.5).write(to: profile, atomically: true, encoding: .utf8)
+    let socket = dir.appendingPathComponent("ev.sock").path
+    let service = try Running([fs, "emulate", "--speed", "2", url.path, "--",
+                               fs, "run", "--profile", profile.path, "--socket", socket], in: dir)
+    return (url, profile, socket, service)
+}
