@@ -1,6 +1,15 @@
 // swift-tools-version: 6.2
 import PackageDescription
 
+// The house (README, "Map of the house"): arrows point inward, toward Core.
+//
+//   CLI (forcestage) ──► Service ──► IIO ──────────────────────► Core
+//        │                  └──────► Formats ──► Gestures ──► Core
+//        └──► Tools ──► Formats
+//   Bench (forcestage-bench) ──► Tools, Formats, Core, malloc-interposer
+//   hardware/emulator ──► Formats, Core
+//
+// The shipped `forcestage` never links Bench or malloc-interposer.
 let package = Package(
     name: "forcestage",
     products: [
@@ -8,8 +17,11 @@ let package = Package(
         // The benchmark harness: its own program, so the shipped forcestage never links malloc-interposer.
         .executable(name: "forcestage-bench", targets: ["forcestage-bench"]),
         .library(name: "ForceStageCore", targets: ["ForceStageCore"]),
-        .library(name: "ForceStageHost", targets: ["ForceStageHost"]),
+        .library(name: "ForceStageGestures", targets: ["ForceStageGestures"]),
+        .library(name: "ForceStageFormats", targets: ["ForceStageFormats"]),
+        .library(name: "ForceStageTools", targets: ["ForceStageTools"]),
         .library(name: "ForceStageIIO", targets: ["ForceStageIIO"]),
+        .library(name: "ForceStageService", targets: ["ForceStageService"]),
         .library(name: "ForceStageEmulator", targets: ["ForceStageEmulator"]),
         .library(name: "ForceStageBench", targets: ["ForceStageBench"]),
     ],
@@ -21,89 +33,127 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
-        // The embedded-clean core: no Foundation, no existentials, no allocation per scan.
+        // Core: the embedded-clean classifier (formats of a scan, calibration,
+        // conditioning, classification, position). No Foundation, no
+        // existentials, no allocation per scan.
         .target(
             name: "ForceStageCore",
+            path: "Sources/Core",
             swiftSettings: [.enableExperimentalFeature("ValueGenerics")]
+        ),
+        // Gestures: the position-aware layer over the classifier's events:
+        // regions, quick actions, moves, spring loading, progress.
+        .target(
+            name: "ForceStageGestures",
+            dependencies: ["ForceStageCore"],
+            path: "Sources/Gestures"
+        ),
+        // Formats: recordings, profiles (TOML), event lines (JSON), their
+        // limits and the exclusive file writer; each read once into a typed value.
+        .target(
+            name: "ForceStageFormats",
+            dependencies: ["ForceStageCore", "ForceStageGestures"],
+            path: "Sources/Formats"
         ),
         // libiio's C API, linked through pkg-config.
         .systemLibrary(
             name: "CIIO",
+            path: "Sources/CIIO",
             pkgConfig: "libiio",
             providers: [.apt(["libiio-dev"])]
         ),
-        // Host tooling: recordings, replay, scoring (Foundation allowed here).
-        .target(
-            name: "ForceStageHost",
-            dependencies: ["ForceStageCore"]
-        ),
-        // Swift over libiio: context, devices, channels, buffers, errno-carrying errors.
+        // IIO: Swift over libiio (contexts, devices, channels, buffers, triggers).
         .target(
             name: "ForceStageIIO",
-            dependencies: ["CIIO", "ForceStageCore"]
+            dependencies: ["CIIO", "ForceStageCore"],
+            path: "Sources/IIO"
+        ),
+        // Service: the deployable reader/classifier/sink over lock-free rings,
+        // socket, evdev output, haptics, systemd.
+        .target(
+            name: "ForceStageService",
+            dependencies: [
+                "ForceStageCore", "ForceStageGestures", "ForceStageFormats", "ForceStageIIO",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Sources/Service"
+        ),
+        // Tools: synthesizer, replay, plot, scoring and evaluation, the
+        // calibration workflow.
+        .target(
+            name: "ForceStageTools",
+            dependencies: ["ForceStageCore", "ForceStageGestures", "ForceStageFormats"],
+            path: "Sources/Tools"
         ),
         // Plays the kernel's IIO ABI from a recording inside a private mount namespace.
         .target(
             name: "ForceStageEmulator",
-            dependencies: ["ForceStageCore", "ForceStageHost"],
+            dependencies: ["ForceStageCore", "ForceStageFormats"],
             path: "hardware/emulator"
         ),
-        // The measured loops and baselines, shared by `forcestage-bench` and Benchmarks/.
-        .target(
-            name: "ForceStageBench",
-            dependencies: [
-                "CIIO", "ForceStageCore", "ForceStageHost",
-                .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
-            ]
-        ),
-        // The deployable service: reader, classifier and sink threads over lock-free rings, socket, systemd.
-        .target(
-            name: "ForceStageService",
-            dependencies: [
-                "ForceStageCore", "ForceStageHost", "ForceStageIIO",
-                .product(name: "Logging", package: "swift-log"),
-            ]
-        ),
+        // CLI: `forcestage`, one thin file per subcommand.
         .executableTarget(
             name: "forcestage",
             dependencies: [
                 "ForceStageCore",
-                "ForceStageHost",
+                "ForceStageGestures",
+                "ForceStageFormats",
+                "ForceStageTools",
                 "ForceStageIIO",
                 "ForceStageEmulator",
                 "ForceStageService",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ],
+            path: "Sources/CLI"
+        ),
+        // Bench: the measured loops and baselines, shared by `forcestage-bench` and Benchmarks/.
+        .target(
+            name: "ForceStageBench",
+            dependencies: [
+                "CIIO", "ForceStageCore", "ForceStageFormats", "ForceStageTools",
+                .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
+            ],
+            path: "Sources/Bench/Loops"
         ),
         // `forcestage-bench`: the only program that links ForceStageBench (and so malloc-interposer).
         .executableTarget(
             name: "forcestage-bench",
             dependencies: [
-                "ForceStageCore", "ForceStageHost", "ForceStageBench",
+                "ForceStageCore", "ForceStageFormats", "ForceStageTools", "ForceStageBench",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ],
+            path: "Sources/Bench/Command"
+        ),
+        // What every test target shares: the package and ../shared found
+        // relative to this file, the built binaries, emulator availability,
+        // real processes with output in files.
+        .target(
+            name: "TestSupport",
+            path: "Tests/Support"
         ),
         .testTarget(
-            name: "ForceStageCoreTests",
-            dependencies: [
-                "ForceStageCore", "ForceStageHost", "CIIO", "ForceStageBench",
-            ]
+            name: "CoreTests",
+            dependencies: ["ForceStageCore", "ForceStageFormats", "ForceStageTools", "CIIO", "ForceStageBench", "TestSupport"]
         ),
         .testTarget(
-            name: "ForceStageHostTests",
-            dependencies: ["ForceStageCore", "ForceStageHost"]
+            name: "FormatsTests",
+            dependencies: ["ForceStageCore", "ForceStageFormats", "ForceStageTools", "TestSupport"]
+        ),
+        .testTarget(
+            name: "ToolsTests",
+            dependencies: ["ForceStageCore", "ForceStageGestures", "ForceStageFormats", "ForceStageTools", "TestSupport"]
         ),
         // Needs root: runs the built forcestage, iio_info, iio_readdev and iiod in the emulator.
         .testTarget(
-            name: "ForceStageIIOTests",
-            dependencies: ["ForceStageCore", "ForceStageHost", "ForceStageIIO", "ForceStageEmulator"]
+            name: "IIOTests",
+            dependencies: ["ForceStageCore", "ForceStageFormats", "ForceStageTools", "ForceStageIIO", "ForceStageEmulator", "TestSupport"]
         ),
         // Ring and budget unit tests; the service end to end in the emulator (needs root, skipped otherwise).
         .testTarget(
-            name: "ForceStageServiceTests",
+            name: "ServiceTests",
             dependencies: [
-                "ForceStageCore", "ForceStageHost", "ForceStageService", "ForceStageBench",
+                "ForceStageCore", "ForceStageFormats", "ForceStageTools", "ForceStageService", "ForceStageBench", "TestSupport",
             ]
         ),
     ]

@@ -17,7 +17,8 @@ let package = Package(
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "ForceStageBench", package: "forcestage"),
-                .product(name: "ForceStageHost", package: "forcestage"),
+                .product(name: "ForceStageFormats", package: "forcestage"),
+                .product(name: "ForceStageTools", package: "forcestage"),
                 .product(name: "ForceStageCore", package: "forcestage"),
             ],
             path: "Benchmarks/ForceStageBenchmarks",
@@ -32,7 +33,8 @@ let package = Package(
             dependencies: [
                 "CallgrindMarks",
                 .product(name: "ForceStageBench", package: "forcestage"),
-                .product(name: "ForceStageHost", package: "forcestage"),
+                .product(name: "ForceStageFormats", package: "forcestage"),
+                .product(name: "ForceStageTools", package: "forcestage"),
                 .product(name: "ForceStageCore", package: "forcestage"),
             ],
             path: "Tools/InstructionCounts"

@@ -21,7 +21,7 @@ bindir=$(dirname "$(readlink -f "$swiftc")")
 clang="$bindir/clang"; nm="$bindir/llvm-nm"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-sources=(Sources/ForceStageCore/*.swift)
+sources=(Sources/Core/*.swift)
 flags=(-enable-experimental-feature Embedded -wmo -Osize -parse-as-library -module-name ForceStageCore)
 declare -A text
 for target in armv7em-none-none-eabi riscv32-none-none-eabi; do

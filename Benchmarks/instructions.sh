@@ -12,7 +12,7 @@
 #   panel4  two minutes of a four-cell plate (be:s24/32>>8) at 500 scans/s
 #   quiet   ten minutes of an HX711 at 80 scans/s with one press, noise, hum and drift only:
 #           its classify figure per 16-scan block is the fast path's cost per quiet block
-# Loops (Sources/ForceStageBench): decode+classify and classify, batched (block fast path)
+# Loops (Sources/Bench/Loops): decode+classify and classify, batched (block fast path)
 # and one scan at a time (the service's path today: it steps one scan at a time);
 # libiio's iio_channel_convert per sample plus the scale, and a vectorised sum, as references.
 # Each loop runs once to warm up, then callgrind's counters are zeroed, the loop runs

@@ -12,7 +12,8 @@ let package = Package(
     targets: [
         .target(
             name: "FuzzSupport",
-            dependencies: [.product(name: "ForceStageHost", package: "forcestage"),
+            dependencies: [.product(name: "ForceStageFormats", package: "forcestage"),
+                .product(name: "ForceStageTools", package: "forcestage"),
                            .product(name: "ForceStageCore", package: "forcestage")]
         ),
         // The recording reader: metadata JSON + raw scans, then a replay.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fuzzes the service socket's line protocol (Sources/ForceStageService/SocketLine.swift) with libFuzzer.
+# Fuzzes the service socket's line protocol (Sources/Service/SocketLine.swift) with libFuzzer.
 # Usage: bash Fuzz/SocketLine.sh [SECONDS]   (default 60: the CI form; 1800 or more for a long run)
 # The seed corpus is Fuzz/SocketLineCorpus (read, never written); new inputs go to a scratch corpus.
 # A finding leaves crash-* in the working directory: add it to Fuzz/SocketLineCorpus as a regression input.

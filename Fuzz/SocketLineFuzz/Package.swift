@@ -1,6 +1,6 @@
 // swift-tools-version: 6.2
 // libFuzzer target for the service socket's line protocol (client -> service).
-// Builds the protocol's own source (a symlink to Sources/ForceStageService/SocketLine.swift)
+// Builds the protocol's own source (a symlink to Sources/Service/SocketLine.swift)
 // with the fuzzer entry point; see Fuzz/SocketLine.md.
 import PackageDescription
 

@@ -1,6 +1,6 @@
 import Foundation
 import ForceStageCore
-import ForceStageHost
+import ForceStageFormats
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,6 +1,6 @@
 import Foundation
 import ForceStageCore
-import ForceStageHost
+import ForceStageFormats
 
 /// A synthetic recording for latency measurement: an ADS1115 at a fixed
 /// rate with a press every 60 scans, so every press yields peek, pop and

@@ -1,5 +1,5 @@
 import Foundation
-import ForceStageHost
+import ForceStageFormats
 #if canImport(Glibc)
 import Glibc
 #endif

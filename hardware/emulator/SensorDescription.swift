@@ -1,6 +1,6 @@
 import Foundation
 import ForceStageCore
-import ForceStageHost
+import ForceStageFormats
 
 /// What the emulator pretends to be: a driver's sysfs names and attributes,
 /// read from `hardware/sensors/*.json`.

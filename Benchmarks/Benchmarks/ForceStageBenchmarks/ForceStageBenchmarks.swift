@@ -1,7 +1,8 @@
 import Benchmark
 import ForceStageBench
 import ForceStageCore
-import ForceStageHost
+import ForceStageFormats
+import ForceStageTools
 import Foundation
 
 /// One recording of each panel kind, synthesized in memory from fixed seeds

@@ -9,7 +9,8 @@
 import CallgrindMarks
 import ForceStageBench
 import ForceStageCore
-import ForceStageHost
+import ForceStageFormats
+import ForceStageTools
 import Foundation
 
 let loops: [(name: String, kernel: Kernel)] = [

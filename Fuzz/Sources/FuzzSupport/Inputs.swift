@@ -1,5 +1,6 @@
 import ForceStageCore
-import ForceStageHost
+import ForceStageFormats
+import ForceStageTools
 import Foundation
 
 /// What each fuzz target does with one input: the product's own readers,

@@ -1,1 +1,1 @@
-../../../../Sources/ForceStageService/SocketLine.swift
+../../../../Sources/Service/SocketLine.swift

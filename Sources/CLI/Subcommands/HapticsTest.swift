@@ -1,0 +1,37 @@
+import ArgumentParser
+import ForceStageFormats
+import ForceStageTools
+import ForceStageService
+import Foundation
+
+extension ForceStage.Run {
+    /// `run --haptics-test N`: taps the profile's actuator N times, a tap's length
+    /// plus 50 ms apart, and prints how long each play took (call to write returning).
+    func runHapticsTest(profile path: String, taps: Int) throws {
+        let profile: Profile
+        do { profile = try Profile.load(URL(fileURLWithPath: path)) } catch { throw fail("run", error.description, code: 2) }
+        guard let settings = profile.haptics else {
+            throw fail("run", "\(path) has no [haptics] table; add one naming the actuator (device = \"/dev/input/eventN\")", code: 2)
+        }
+        let actuator: HapticActuator
+        do { actuator = try HapticActuator(settings) } catch { throw fail("run", error.description, code: error.code) }
+        defer { actuator.close() }
+        var delays: [Int64] = []
+        delays.reserveCapacity(taps)
+        let gap = useconds_t(settings.durationMs) * 1000 + 50_000
+        for i in 0..<taps {
+            if i > 0 { usleep(gap) }
+            if let d = actuator.play() { delays.append(d) }
+        }
+        let failed = taps - delays.count
+        guard !delays.isEmpty else { throw fail("run", "every play on \(settings.device) failed (write of EV_FF)") }
+        delays.sort()
+        func p(_ q: Double) -> String {
+            let v = delays[min(delays.count - 1, max(0, Int((q / 100 * Double(delays.count)).rounded(.up)) - 1))]
+            return String(format: "%.3f", Double(v) / 1e6)
+        }
+        print("haptics \(settings.device) (\(settings.effect.rawValue), \(settings.durationMs) ms): \(delays.count) taps, \(failed) failed")
+        print("delay (call to write returning), ms: p50 \(p(50))  p90 \(p(90))  p99 \(p(99))  max \(p(100))")
+        if failed > 0 { throw ExitCode(1) }
+    }
+}

@@ -1,0 +1,81 @@
+import ArgumentParser
+import ForceStageCore
+import ForceStageFormats
+import ForceStageTools
+import Foundation
+
+extension ForceStage {
+    /// `forcestage plot REC.json [--events] -o out.svg`
+    struct Plot: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Plot a recording's force over time with the levels and the hysteresis band, as an SVG a browser opens.",
+            discussion: """
+            The curve is the force the classifier compares with its levels: the calibrated force \
+            minus the tracked baseline. --events adds the emitted peek/pop/release/hold events with \
+            their names; the recording's labels, when it has any, are ticks under the time axis.
+            """)
+
+        @Argument(help: "The recording's STEM.json.")
+        var recording: String
+
+        @Option(help: "Classify with this profile instead of the recording's own calibration.")
+        var profile: String?
+
+        @Flag(help: "Mark the emitted events.")
+        var events = false
+
+        @Flag(help: "Leave out the recording's labels.")
+        var noLabels = false
+
+        @Option(help: "Plot only from this time, seconds.")
+        var from: Double?
+
+        @Option(help: "Plot only up to this time, seconds.")
+        var to: Double?
+
+        @Option(help: "Width in pixels.")
+        var width: Double = 1200
+
+        @Option(name: [.short, .customLong("output")], help: "The SVG to write.")
+        var output: String
+
+        func validate() throws {
+            guard output.hasSuffix(".svg") else { throw ValidationError("-o must name an .svg file, got '\(output)'") }
+            try checkOption(from, "--from", 0...maximumOptionSeconds, "seconds")
+            try checkOption(to, "--to", 0...maximumOptionSeconds, "seconds")
+            if let from, let to, !(to > from) { throw ValidationError("--to must come after --from") }
+            if !(width >= 300 && width <= 20000) { throw ValidationError("--width must be 300-20000 pixels") }
+        }
+
+        func run() throws {
+            let rec = try loadRecording(recording)
+            let setup = try makeSetup(for: rec, path: recording, profile: profile)
+            let force = ForcePlot.netForce(rec, setup: setup)
+            let all = replay(rec, setup: setup).events
+            let rate = setup.sampleRateHz
+            let first = max(0, Int(((from ?? 0) * rate).rounded()))
+            let last = min(force.count, to.map { Int(($0 * rate).rounded()) } ?? force.count)
+            guard last - first >= 2 else { throw fail("plot", "--from/--to leave fewer than two scans of \(recording) (\(force.count) scans at \(JSON.format(rate))/s)") }
+            // Shift events and labels into the window.
+            let shifted = all.filter { Int($0.sample) >= first && Int($0.sample) < last }.map { e -> ForceEvent in
+                var e = e
+                e.sample -= Int64(first)
+                return e
+            }
+            let labels = noLabels ? [] : rec.metadata.labels.filter { $0.sample >= first && $0.sample < last }.map {
+                Label(event: $0.event, sample: $0.sample - first, windowStart: $0.windowStart.map { $0 - first })
+            }
+            var plot = ForcePlot(title: "\(URL(fileURLWithPath: recording).lastPathComponent): \(rec.metadata.deviceName)\(rec.metadata.deviceLabel.map { " \($0)" } ?? ""), \(profile.map { "profile \(URL(fileURLWithPath: $0).lastPathComponent)" } ?? "its own calibration")")
+            plot.width = width
+            plot.startSeconds = Double(first) / rate
+            plot.showEvents = events
+            plot.showLabels = !noLabels
+            plot.positions = ForcePlot.pressPositions(rec, setup: setup).map { Array($0[first..<last]) }
+            let svg = plot.svg(force: Array(force[first..<last]), sampleRateHz: rate, settings: setup.settings, events: shifted, labels: labels)
+            do { try AtomicFile.write(Data(svg.utf8), to: URL(fileURLWithPath: output)) } catch {
+                throw fail("plot", "cannot write \(output): \(error)")
+            }
+            print("wrote \(output): \(last - first) scans, \(shifted.filter { $0.kind.isTransition }.count) events, \(labels.count) labels")
+        }
+    }
+}

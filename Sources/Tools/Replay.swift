@@ -1,0 +1,114 @@
+import ForceStageCore
+import ForceStageGestures
+import ForceStageFormats
+
+/// The outcome of classifying a whole recording.
+public struct ReplayResult: Sendable {
+    /// Every event, in order (health events included).
+    public var events: [ForceEvent]
+    /// The pipeline's counters at the end.
+    public var counters: PipelineCounters
+    /// Events the ring refused (never expected in replay, reported if it happens).
+    public var eventOverflows: UInt64
+    /// Spikes the filter replaced.
+    public var spikesRejected: Int64
+
+    /// Only peek, pop and release: what labels describe.
+    public var transitions: [ForceEvent] { events.filter { $0.kind.isTransition } }
+}
+
+/// Classifies the scans of a recording with `setup`, as the service would
+/// classify them live: the same pipeline, fed buffer by buffer.
+///
+/// - Parameter finish: emit a closing `release` if the recording ends mid-press.
+public func replay(_ recording: Recording, setup: PanelSetup, finish: Bool = true) -> ReplayResult {
+    var pipeline = setup.makePipeline()
+    var ring = EventRing()
+    var events: [ForceEvent] = []
+    events.reserveCapacity(64)
+    let scanSize = setup.layout.scanSize
+    // Two fast-path blocks per chunk: the ring (64 events) is drained after
+    // each, far more often than even a burst of presses fills it.
+    let chunk = 2 * Classifier.blockScans * scanSize
+    recording.scans.withUnsafeBytes { raw in
+        var offset = 0
+        while offset < raw.count {
+            let end = min(raw.count, offset + chunk)
+            offset += pipeline.process(scans: UnsafeRawBufferPointer(rebasing: raw[offset..<end]), into: &ring)
+            while let e = ring.popFirst() { events.append(e) }
+            if end - offset < scanSize && end == raw.count { break }
+        }
+    }
+    if finish {
+        pipeline.finish(into: &ring)
+        while let e = ring.popFirst() { events.append(e) }
+    }
+    return ReplayResult(events: events, counters: pipeline.counters, eventOverflows: ring.overflowCount,
+                        spikesRejected: pipeline.classifier.spikesRejected)
+}
+
+/// Per-scan internals of the classifier for scans `from...to`: the input
+/// force, the baseline, the state after the scan and the events it decided.
+public func traceScans(_ recording: Recording, setup: PanelSetup, from: Int, to: Int) -> [String] {
+    var pipeline = setup.makePipeline()
+    var ring = EventRing()
+    var lines: [String] = []
+    let size = setup.layout.scanSize
+    recording.scans.withUnsafeBytes { raw in
+        let end = to >= recording.scanCount ? recording.scanCount : max(0, to + 1)
+        for i in 0..<end {
+            let scan = raw.baseAddress! + i * size
+            let force = pipeline.force(scan: scan)
+            pipeline.process(scan: scan, into: &ring)
+            var names: [String] = []
+            while let e = ring.popFirst() { names.append(e.kind.name) }
+            if i >= from {
+                let c = pipeline.classifier
+                lines.append("\(i) force \(fixed(Double(force), 4)) baseline \(fixed(Double(c.baseline), 4)) net \(fixed(Double(force - c.baseline), 4)) state \(c.state) \(names.joined(separator: " "))")
+            }
+        }
+    }
+    return lines
+}
+
+/// Classifies a recording scan by scan through the gesture layer: the
+/// classifier takes each region's own levels while idle, positions come from
+/// the pipeline. - Parameter progressHz: nil for no `progress` events.
+public func replayGestures(_ recording: Recording, setup: PanelSetup, regions: [Region], progressHz: Double? = nil,
+                           moveHz: Double = 30) -> [GestureEvent] {
+    var pipeline = setup.makePipeline()
+    var gestures = PanelGestures(regions: regions, panelPeek: setup.settings.peekNewtons, panelPop: setup.settings.popNewtons,
+                                 releaseFraction: setup.settings.releaseFraction, sampleRateHz: setup.sampleRateHz,
+                                 moveHz: moveHz, progressHz: progressHz)
+    var ring = EventRing()
+    var out: [GestureEvent] = []
+    var scanEvents: [ForceEvent] = []
+    var levels = (peek: setup.settings.peekNewtons, pop: setup.settings.popNewtons)
+    let size = setup.layout.scanSize
+    recording.scans.withUnsafeBytes { raw in
+        for i in 0..<recording.scanCount {
+            if !regions.isEmpty && pipeline.classifier.state == .idle {
+                let want = gestures.levels(at: pipeline.centreOfPressure)
+                if want != levels {
+                    var settings = setup.settings
+                    settings.peekNewtons = want.peek
+                    settings.popNewtons = want.pop
+                    if let parameters = try? ClassifierParameters(settings, sampleRateHz: Float(setup.sampleRateHz)) {
+                        pipeline.reconfigure(parameters)
+                        levels = want
+                    }
+                }
+            }
+            pipeline.process(scan: raw.baseAddress! + i * size, into: &ring)
+            scanEvents.removeAll(keepingCapacity: true)
+            while let e = ring.popFirst() { scanEvents.append(e) }
+            gestures.scan(sample: Int64(i), force: pipeline.pressForce, position: pipeline.centreOfPressure,
+                          events: scanEvents, into: &out)
+        }
+    }
+    pipeline.finish(into: &ring)
+    scanEvents.removeAll()
+    while let e = ring.popFirst() { scanEvents.append(e) }
+    gestures.scan(sample: pipeline.nextSample, force: 0, position: nil, events: scanEvents, into: &out)
+    return out
+}

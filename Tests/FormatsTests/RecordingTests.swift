@@ -1,0 +1,128 @@
+import Foundation
+import TestSupport
+import Testing
+import ForceStageCore
+@testable import ForceStageFormats
+import ForceStageTools
+
+@Suite("Recordings")
+struct RecordingTests {
+    static let goodJSON = """
+    {
+      "format": "forcestage-recording/1",
+      "device": { "name": "hx711", "label": "kiosk-left" },
+      "sampleRateHz": 80,
+      "timestampClock": "monotonic",
+      "channels": [
+        { "id": "voltage0", "index": 0, "format": "le:u24/32>>0", "scale": 0.000001536, "offset": 0, "role": "force" },
+        { "id": "timestamp", "index": 2, "format": "le:s64/64>>0", "role": "timestamp" }
+      ],
+      "calibration": {
+        "force": [ { "channel": "voltage0", "zeroRaw": 8423117, "newtonsPerCount": 2.28e-5 } ],
+        "peekNewtons": 1.0,
+        "popNewtons": 2.5
+      },
+      "labels": [
+        { "event": "peek", "sample": 2 },
+        { "event": "release", "sample": 5, "windowStart": 4 }
+      ],
+      "futureKey": { "ignored": true }
+    }
+    """
+
+    /// Writes `json` and `scans` scans of zeros as a recording; returns the .json URL.
+    static func write(_ json: String, scans: Int = 10, extraBytes: Int = 0) throws -> URL {
+        let dir = try makeTemporaryDirectory()
+        let url = dir.appendingPathComponent("rec.json")
+        try Data(json.utf8).write(to: url)
+        try Data(count: scans * 16 + extraBytes).write(to: dir.appendingPathComponent("rec.iio"))
+        return url
+    }
+
+    @Test("The spec's example reads, unknown keys ignored, and round-trips through write")
+    func readsSpecExample() throws {
+        let rec = try Recording.load(try Self.write(Self.goodJSON))
+        #expect(rec.scanCount == 10 && rec.layout.scanSize == 16)
+        #expect(rec.metadata.deviceName == "hx711" && rec.metadata.deviceLabel == "kiosk-left")
+        #expect(rec.metadata.labels == [Label(event: .peek, sample: 2), Label(event: .release, sample: 5, windowStart: 4)])
+        #expect(rec.metadata.calibration?.force == [ForceChannelCalibration(channel: "voltage0", mapping: .linear(zeroRaw: 8423117, newtonsPerCount: 2.28e-5))])
+        let out = try makeTemporaryDirectory().appendingPathComponent("copy.json")
+        try rec.write(to: out)
+        let back = try Recording.load(out)
+        #expect(back.metadata == rec.metadata)
+        #expect(back.scans == rec.scans)
+    }
+
+    /// Each bad input, the key the error must name, and a phrase it must contain.
+    static let badInputs: [(String, String, String?, String)] = [
+        ("not JSON", "{ \"format\": ", nil, "not valid JSON"),
+        ("missing format", goodJSON.replacingOccurrences(of: "\"format\": \"forcestage-recording/1\",", with: ""), "format", "missing"),
+        ("missing rate", goodJSON.replacingOccurrences(of: "\"sampleRateHz\": 80,", with: ""), "sampleRateHz", "missing"),
+        ("zero rate", goodJSON.replacingOccurrences(of: "\"sampleRateHz\": 80", with: "\"sampleRateHz\": 0"), "sampleRateHz", "above zero"),
+        ("unknown format string", goodJSON.replacingOccurrences(of: "le:u24/32>>0", with: "le:u24/24>>0"), "channels[0].format", "not a channel format"),
+        ("index that does not fit", goodJSON.replacingOccurrences(of: "\"index\": 2", with: "\"index\": 100000"), "channels[1].index", "does not fit"),
+        ("duplicate index", goodJSON.replacingOccurrences(of: "\"index\": 2", with: "\"index\": 0"), "channels", "scan index 0"),
+        ("non-monotone curve", goodJSON.replacingOccurrences(of: "\"zeroRaw\": 8423117, \"newtonsPerCount\": 2.28e-5", with: "\"curve\": [[0, 0], [100, 1.0], [200, 0.5]]"), "calibration.force[0].curve", "monotone"),
+        ("unsorted curve", goodJSON.replacingOccurrences(of: "\"zeroRaw\": 8423117, \"newtonsPerCount\": 2.28e-5", with: "\"curve\": [[0, 0], [300, 1.0], [200, 2]]"), "calibration.force[0].curve", "strictly increase"),
+        ("zero scale", goodJSON.replacingOccurrences(of: "2.28e-5", with: "0"), "calibration.force[0].newtonsPerCount", "must not be zero"),
+        ("pop below peek", goodJSON.replacingOccurrences(of: "\"popNewtons\": 2.5", with: "\"popNewtons\": 0.5"), "calibration.popNewtons", "above peekNewtons"),
+        ("bad role", goodJSON.replacingOccurrences(of: "\"role\": \"force\"", with: "\"role\": \"weight\""), "channels[0].role", "not a role"),
+        ("bad label", goodJSON.replacingOccurrences(of: "\"event\": \"peek\"", with: "\"event\": \"poke\""), "labels[0].event", "not a labelled event"),
+        ("label past the end", goodJSON.replacingOccurrences(of: "\"sample\": 5,", with: "\"sample\": 50,"), "labels[1].sample", "beyond"),
+    ]
+
+    @Test("Bad metadata gets one error naming the file, the key and what to do", arguments: badInputs.indices)
+    func badMetadata(_ i: Int) throws {
+        let (name, json, key, phrase) = Self.badInputs[i]
+        let url = try Self.write(json)
+        do {
+            _ = try Recording.load(url)
+            Issue.record("\(name): accepted")
+        } catch {
+            #expect(error.file == url.path, "\(name)")
+            #expect(error.key == key, "\(name): key \(String(describing: error.key))")
+            #expect(error.description.contains(phrase), "\(name): \(error.description)")
+            #expect(!error.hint.isEmpty && !error.description.contains("\n"), "\(name)")
+        }
+    }
+
+    @Test("A truncated .iio is refused with the whole-scan length to cut to")
+    func truncated() throws {
+        let url = try Self.write(Self.goodJSON, scans: 10, extraBytes: 5)
+        #expect {
+            try Recording.load(url)
+        } throws: { error in
+            let e = try #require(error as? InputError)
+            return e.file.hasSuffix("rec.iio") && e.description.contains("truncated") && e.description.contains("160 bytes (10 scans)")
+        }
+    }
+
+    @Test("A missing .iio is named")
+    func missingData() throws {
+        let url = try Self.write(Self.goodJSON)
+        try FileManager.default.removeItem(at: url.deletingPathExtension().appendingPathExtension("iio"))
+        #expect(throws: InputError.self) { try Recording.load(url) }
+    }
+
+    @Test("The CLI prints one error line and exits non-zero on bad input")
+    func cliBadInput() throws {
+        let url = try Self.write(Self.goodJSON.replacingOccurrences(of: "le:u24/32>>0", with: "le:x24/32>>0"))
+        let r = try runProcess([forcestageBinary.path, "replay", url.path])
+        #expect(r.status != 0)
+        let lines = r.stderr.split(separator: "\n")
+        #expect(lines.count == 1 && lines[0].contains("channels[0].format") && lines[0].contains(url.path), "\(r.stderr)")
+        #expect(r.stdout.isEmpty)
+    }
+
+    @Test("The reader agrees with the independent recordings' layout and length",
+          .enabled(if: sharedRecordingsPresent, sharedSkipReason))
+    func sharedRecordingLayouts() throws {
+        let expected: [String: (scanSize: Int, scans: Int, channels: Int)] = [
+            "hx711-80hz-sample": (16, 4800, 2), "fsr-ads1115-860hz-sample": (16, 25781, 2), "panel4-500hz-sample": (24, 15000, 5),
+        ]
+        for (stem, want) in expected {
+            let rec = try Recording.load(sharedRecordings.appendingPathComponent("\(stem).json"))
+            #expect(rec.layout.scanSize == want.scanSize && rec.scanCount == want.scans && rec.layout.count == want.channels, "\(stem)")
+        }
+    }
+}

@@ -1,0 +1,304 @@
+import Foundation
+import TestSupport
+import Testing
+import ForceStageCore
+@testable import ForceStageFormats
+@testable import ForceStageTools
+
+/// Runs a calibration session over a recording's scans, as `calibrate --from-recording` does.
+func runSession(_ recording: Recording, masses: [Double], curve: Bool = false) throws -> (CalibrationSession, [SessionNote]) {
+    let meta = recording.metadata
+    let force = meta.forceChannels
+    var plan = CalibrationPlan(channels: force.map(\.id), channelMaximumRaw: force.map { $0.format.maximumRaw }, sampleRateHz: meta.sampleRateHz)
+    plan.massCount = masses.count
+    plan.curve = curve
+    var session = CalibrationSession(plan: plan)
+    for (i, g) in masses.enumerated() { try session.setMass(i, grams: g) }
+    var notes = session.start()
+    let layout = recording.layout
+    let slots = force.map { layout.slot(forIndex: $0.index)! }
+    let ts = layout.slot(forIndex: meta.timestampChannel!.index)!
+    recording.scans.withUnsafeBytes { raw in
+        for i in 0..<recording.scanCount where session.step != .done {
+            let base = raw.baseAddress! + i * layout.scanSize
+            let values = slots.map { layout[$0].format.decode(base + layout[$0].offset) }
+            notes += session.feed(values, sample: i, timestampNs: layout[ts].format.decode(base + layout[ts].offset))
+        }
+    }
+    if session.step == .verify { notes += session.finishVerification(atScan: recording.scanCount) }
+    return (session, notes)
+}
+
+/// The noise-free force of a press script between two times, sampled finely.
+private func forceRange(_ press: Press, from: Double, to: Double) -> ClosedRange<Double> {
+    var low = Double.infinity, high = -Double.infinity
+    var t = from
+    while t <= to {
+        let f = press.force(at: t)
+        low = min(low, f)
+        high = max(high, f)
+        t += 0.002
+    }
+    return low...high
+}
+
+@Suite("Calibration session")
+struct CalibrationSessionTests {
+    /// Checks a calibrated profile on a held-back recording of the same unit:
+    /// its levels separate the held-back presses, and it scores F1 1.0 against
+    /// labels at its own levels.
+    func checkHeldBack(_ panel: PanelKind, unit: UInt64, result: CalibrationResult, duration: Double) throws -> Double {
+        let calibration = RecordingCalibration(force: result.calibration, peekNewtons: Double(result.settings.peekNewtons),
+                                               popNewtons: Double(result.settings.popNewtons))
+        let held = try Synthesizer.synthesize(SynthOptions(panel: panel, seed: 99, duration: duration, artefacts: .all,
+                                                           unitSeed: unit, labelCalibration: calibration))
+        let peek = Double(result.settings.peekNewtons), pop = Double(result.settings.popNewtons)
+        // The levels separate the held-back presses (noise-free force, which the calibration reads to within a few per cent).
+        for p in held.script.presses {
+            let whole = forceRange(p, from: p.start, to: p.end)
+            switch p.kind {
+            case .tap:
+                #expect(whole.upperBound < 0.9 * peek, "a tap of \(whole.upperBound) N must stay under peek \(peek)")
+            case .peek, .tremor:
+                let hold = forceRange(p, from: p.keyframes[1].time, to: p.keyframes[2].time)
+                #expect(hold.lowerBound > 1.05 * peek && hold.upperBound < 0.99 * pop, "a \(p.kind) held \(hold) N; levels \(peek)/\(pop)")
+            case .pop, .slam, .hardSlam:
+                #expect(whole.upperBound > 1.02 * pop, "a \(p.kind) reached \(whole.upperBound) N; pop \(pop)")
+            default:
+                break
+            }
+        }
+        let profile = result.profile(name: "t", matchName: nil, matchLabel: nil, file: "t.toml")
+        let setup = try profile.setup(for: held.recording.metadata, file: "held")
+        let s = score(events: replay(held.recording, setup: setup).events, labels: held.recording.metadata.labels, sampleRateHz: setup.sampleRateHz)
+        #expect(s.f1 == 1.0, "F1 \(s.f1): false \(s.falseEvents.map { "\($0.kind.name)@\($0.sample)" }) missed \(s.misses.map { "\($0.event.name)@\($0.sample)" })")
+        return s.f1
+    }
+
+    @Test("An HX711 session: scale within 0.3 %, levels between the model's light and firm presses, F1 1.0 held back", arguments: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 21, 22, 23] as [UInt64])
+    func hx711Session(unit: UInt64) throws {
+        let session = try Synthesizer.synthesize(SynthOptions(panel: .hx711at80, seed: 1, duration: 1, unitSeed: unit,
+                                                              script: .calibrationSession(massesGrams: [500])))
+        let (s, notes) = try runSession(session.recording, masses: [500])
+        let result = try #require(s.result, "notes: \(notes)")
+        guard case .linear(_, let scale) = result.calibration[0].mapping,
+              case .linear(_, let truth) = session.model.calibration.force[0].mapping else { Issue.record("not linear"); return }
+        #expect(abs(scale / truth - 1) < 0.003, "scale \(scale) vs the model's \(truth)")
+        // The verification presses (light, firm, tap, light, firm) classify as they should.
+        let kinds = notes.compactMap { n -> String? in if case .event(let e) = n, e.kind.isTransition { return e.kind.name }; return nil }
+        #expect(kinds == ["peek", "release", "peek", "pop", "release", "peek", "release", "peek", "pop", "release"], "\(kinds)")
+        // Every recommended value has its one line, naming the measured numbers.
+        #expect(result.reasons.count >= 6 && result.reasons.allSatisfy { !$0.contains("\n") })
+        #expect(result.reasons[0].hasPrefix("peek \(fixed(Double(result.settings.peekNewtons), 2)) N: ") && result.reasons[0].contains("noise"))
+        _ = try checkHeldBack(.hx711at80, unit: unit, result: result, duration: 90)
+    }
+
+    @Test("An FSR session with four masses makes a monotone curve through them and scores F1 1.0 held back")
+    func fsrSession() throws {
+        let masses = [50.0, 100, 200, 500]
+        let session = try Synthesizer.synthesize(SynthOptions(panel: .fsrADS1115, seed: 1, duration: 1, unitSeed: 5,
+                                                              script: .calibrationSession(massesGrams: masses)))
+        let (s, notes) = try runSession(session.recording, masses: masses, curve: true)
+        let result = try #require(s.result, "notes: \(notes)")
+        guard case .curve(let points) = result.calibration[0].mapping else { Issue.record("not a curve"); return }
+        #expect(points.count == masses.count + 2, "zero, each mass, and the rail")
+        guard case .fsr(let divider) = session.model.transducers[0] else { return }
+        // Each mass point reads its own force back to within 2 %.
+        for (g, p) in zip(masses, points.dropFirst()) {
+            let truth = divider.newtons(atCounts: p.raw)
+            #expect(abs(truth / (g / 1000 * standardGravity) - 1) < 0.02, "\(g) g at raw \(p.raw): the FSR says \(truth) N")
+        }
+        _ = try checkHeldBack(.fsrADS1115, unit: 5, result: result, duration: 40)
+    }
+
+    @Test("A four-cell panel shares one gain across its cells and still separates the presses")
+    func panel4Session() throws {
+        let session = try Synthesizer.synthesize(SynthOptions(panel: .panel4, seed: 1, duration: 1, unitSeed: 9,
+                                                              script: .calibrationSession(massesGrams: [500])))
+        let (s, notes) = try runSession(session.recording, masses: [500])
+        let result = try #require(s.result, "notes: \(notes)")
+        #expect(result.calibration.count == 4)
+        _ = try checkHeldBack(.panel4, unit: 9, result: result, duration: 40)
+    }
+
+    @Test("A mass of zero or less is refused with a message that says what to do")
+    func badMass() throws {
+        var s = CalibrationSession(plan: CalibrationPlan(channels: ["voltage0"], channelMaximumRaw: [16_777_215], sampleRateHz: 80))
+        for g in [0.0, -5, .nan, .infinity] {
+            #expect(throws: CalibrationInputError.self) { try s.setMass(0, grams: g) }
+        }
+        #expect(throws: CalibrationInputError.badMass(-5)) { try s.setMass(0, grams: -5) }
+        do { try s.setMass(0, grams: -5) } catch { #expect(error.description.contains("above zero grams")) }
+        #expect(throws: CalibrationInputError.noSuchMass(3)) { try s.setMass(3, grams: 100) }
+    }
+
+    /// A hand-made stream: `seconds` of `newtons(t)` on a linear cell, with deterministic noise.
+    static func feed(_ s: inout CalibrationSession, from start: Int, seconds: Double, rate: Double = 80,
+                     _ newtons: (Double) -> Double) -> (notes: [SessionNote], next: Int) {
+        var notes: [SessionNote] = []
+        let n = Int(seconds * rate)
+        for i in 0..<n {
+            let t = Double(i) / rate
+            let noise = Double((start + i) * 7919 % 13) - 6  // ±6 counts
+            let raw = 8_000_000 + Int64((newtons(t) * 400_000 + noise * 300).rounded())
+            notes += s.feed([raw], sample: start + i, timestampNs: Int64(start + i) * 12_500_000)
+        }
+        return (notes, start + n)
+    }
+
+    /// Presses of `level` newtons held a second, every 2.5 s.
+    static func presses(_ level: Double, count: Int) -> (Double) -> Double {
+        { t in
+            let k = Int(t / 2.5), u = t - Double(k) * 2.5
+            guard k < count else { return 0 }
+            return u < 0.2 ? 0 : (u < 0.4 ? level * (u - 0.2) / 0.2 : (u < 1.4 ? level * (1 + 0.03 * sin(40 * u)) : (u < 1.6 ? level * (1.6 - u) / 0.2 : 0)))
+        }
+    }
+
+    /// A session through the unloaded step and a 500 g mass.
+    static func calibrated() -> (CalibrationSession, Int) {
+        var s = CalibrationSession(plan: CalibrationPlan(channels: ["voltage0"], channelMaximumRaw: [16_777_215], sampleRateHz: 80))
+        try! s.setMass(0, grams: 500)
+        _ = s.start()
+        var at = feed(&s, from: 0, seconds: 4) { _ in 0 }.next
+        at = feed(&s, from: at, seconds: 6) { t in t < 0.5 ? 9.80665 * 0.5 * t / 0.5 : (t < 4 ? 4.903325 : (t < 4.5 ? 4.903325 * (4.5 - t) / 0.5 : 0)) }.next
+        #expect(s.step == .light)
+        return (s, at)
+    }
+
+    @Test("Presses that never rise above the noise: the step says so and starts again")
+    func pressesInNoise() {
+        var (s, at) = Self.calibrated()
+        let r = Self.feed(&s, from: at, seconds: 35, Self.presses(0.02, count: 14))
+        at = r.next
+        let problems = r.notes.compactMap { n -> String? in if case .problem(.light, let text, .light) = n { return text }; return nil }
+        #expect(problems.count == 1 && problems[0].contains("no press above the noise"), "\(r.notes)")
+        #expect(s.step == .light)
+    }
+
+    @Test("Light and firm presses that overlap: no level separates them, the light step is offered again")
+    func overlapping() {
+        var (s, at) = Self.calibrated()
+        at = Self.feed(&s, from: at, seconds: 13, Self.presses(1.5, count: 5)).next
+        #expect(s.step == .firm)
+        let r = Self.feed(&s, from: at, seconds: 13, Self.presses(1.6, count: 5))
+        let problem = r.notes.compactMap { n -> String? in if case .problem(_, let text, .light) = n { return text }; return nil }
+        #expect(problem.count == 1 && problem[0].contains("overlap"), "\(r.notes)")
+        #expect(s.step == .light && s.result == nil)
+        // Offered again, clearly different presses give a result.
+        at = Self.feed(&s, from: r.next, seconds: 13, Self.presses(1.5, count: 5)).next
+        at = Self.feed(&s, from: at, seconds: 13, Self.presses(4.0, count: 5)).next
+        #expect(s.result != nil)
+        let peek = Double(s.result?.settings.peekNewtons ?? 0), pop = Double(s.result?.settings.popNewtons ?? 0)
+        #expect(peek > 0.9 && peek < 1.5 && pop > 1.6 && pop < 4.0, "peek \(peek) pop \(pop)")
+    }
+
+    @Test("A tap during the light step is not counted, and says to hold")
+    func tapIsNotAPress() {
+        var (s, at) = Self.calibrated()
+        let r = Self.feed(&s, from: at, seconds: 2) { t in t > 0.2 && t < 0.3 ? 1.5 : 0 }
+        at = r.next
+        #expect(r.notes.contains { if case .problem(.light, let text, _) = $0 { return text.contains("tap") }; return false }, "\(r.notes)")
+    }
+
+    @Test("Someone touching the panel during the unloaded step: measured again")
+    func touchedWhileUnloaded() {
+        var s = CalibrationSession(plan: CalibrationPlan(channels: ["voltage0"], channelMaximumRaw: [16_777_215], sampleRateHz: 80))
+        _ = s.start()
+        let r = Self.feed(&s, from: 0, seconds: 3.2) { t in t > 1 && t < 1.8 ? 2 : 0 }
+        #expect(r.notes.contains { if case .problem(.unloaded, let text, .unloaded) = $0 { return text.contains("touched") }; return false })
+        #expect(s.step == .unloaded)
+        _ = Self.feed(&s, from: r.next, seconds: 3.2) { _ in 0 }
+        #expect(s.step == .mass(0))
+    }
+
+    @Test("Recommendations: the reasons quote the measured ranges, and overlapping presses are refused")
+    func recommendation() throws {
+        func press(_ level: Double, tremor: Double) -> PressStatistics {
+            PressStatistics(maximum: level * (1 + tremor), holdMedian: level, holdMinimum: level * (1 - tremor),
+                            holdMaximum: level * (1 + tremor), holdSeconds: 1, firstScan: 0, lastScan: 80)
+        }
+        let r = try Recommendation(light: [press(1.4, tremor: 0.05), press(1.9, tremor: 0.02)], firm: [press(3.5, tremor: 0.04), press(4.2, tremor: 0.02)],
+                                   noiseNewtons: 0.01, driftNewtonsPerSecond: 0.001, spikes: 2, idleSeconds: 30, sampleRateHz: 80)
+        #expect(r.settings.peekNewtons == 1.0)  // 0.75 x 1.33
+        #expect(abs(r.settings.popNewtons - 2.69) < 0.001)  // 0.8 x 3.36
+        #expect(r.settings.releaseFraction == 0.7)
+        #expect(r.reasons[0] == "peek 1.00 N: 75 % of the lowest light hold; your light presses held 1.40-1.90 N (dipping to 1.33 N), noise 0.010 N")
+        #expect(r.reasons.contains { $0.hasPrefix("spike rejection on") && $0.contains("2 single-scan spikes in 30 s") })
+        #expect(throws: RecommendationProblem.self) {
+            try Recommendation(light: [press(1.4, tremor: 0.05)], firm: [press(1.5, tremor: 0.05)], noiseNewtons: 0.01,
+                               driftNewtonsPerSecond: 0, spikes: 0, idleSeconds: 30, sampleRateHz: 80)
+        }
+        #expect(throws: RecommendationProblem.self) {
+            try Recommendation(light: [press(0.1, tremor: 0.05)], firm: [press(3, tremor: 0.05)], noiseNewtons: 0.01,
+                               driftNewtonsPerSecond: 0, spikes: 0, idleSeconds: 30, sampleRateHz: 80)
+        }
+    }
+
+    @Test("forcestage plot writes an SVG with the events, keeps a window's times, and refuses bad options with one line")
+    func plotCommand() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let demo = repositoryRoot.appendingPathComponent("hardware/recordings/demo-hx711.json").path
+        let out = dir.appendingPathComponent("demo.svg").path
+        let r = try forcestage(["plot", demo, "--events", "--from", "2", "--to", "12", "-o", out])
+        #expect(r.status == 0, "\(r.stderr)")
+        let svg = try String(contentsOfFile: out, encoding: .utf8)
+        #expect(svg.contains(">peek</text>") && svg.contains(">pop</text>") && svg.contains(">release</text>"))
+        let ticks = svg.components(separatedBy: "text-anchor=\"middle\">").dropFirst().compactMap { Int($0.prefix { $0 != "<" }) }
+        #expect(ticks == Array(2...11), "the time axis keeps the recording's times: \(ticks)")
+        let plain = try forcestage(["plot", demo, "-o", out])
+        let plainSVG = try String(contentsOfFile: out, encoding: .utf8)
+        #expect(plain.status == 0 && !plainSVG.contains("<circle"), "no events without --events")
+        let bad = try forcestage(["plot", demo, "-o", dir.appendingPathComponent("x.png").path])
+        #expect(bad.status != 0 && bad.stderr.contains("-o must name an .svg file"))
+    }
+
+    @Test("The plot draws the levels, a marker per event and the labels' ticks")
+    func plot() throws {
+        let rec = try Recording.load(repositoryRoot.appendingPathComponent("hardware/recordings/demo-hx711.json"))
+        let setup = try PanelSetup(metadata: rec.metadata, file: "demo")
+        let svg = ForcePlot(title: "demo").svg(rec, setup: setup)
+        let events = replay(rec, setup: setup).events
+        #expect(svg.hasPrefix("<svg xmlns=\"http://www.w3.org/2000/svg\"") && svg.hasSuffix("</svg>\n"))
+        #expect(svg.components(separatedBy: "<circle").count - 1 == events.count)
+        #expect(svg.contains(">peek 1.09 N</text>") && svg.contains(">pop 2.23 N</text>") && svg.contains(">release 0.55 N</text>"))  // half the peek level, the spec's rule
+        #expect(svg.components(separatedBy: "stroke-width=\"1.5\"/>").count - 1 == rec.metadata.labels.count)
+        // Well-formed enough for a browser: every element opened is closed.
+        #expect(svg.components(separatedBy: "<text").count == svg.components(separatedBy: "</text>").count)
+    }
+}
+
+@Suite("Calibration verification timeout")
+struct VerificationTimeoutTests {
+    /// A session through the unloaded step, a 500 g mass, light and firm presses, into verification.
+    static func atVerification(timeout: Double) -> (CalibrationSession, Int) {
+        var plan = CalibrationPlan(channels: ["voltage0"], channelMaximumRaw: [16_777_215], sampleRateHz: 80)
+        plan.verificationTimeoutSeconds = timeout
+        var s = CalibrationSession(plan: plan)
+        try! s.setMass(0, grams: 500)
+        _ = s.start()
+        var at = CalibrationSessionTests.feed(&s, from: 0, seconds: 4) { _ in 0 }.next
+        at = CalibrationSessionTests.feed(&s, from: at, seconds: 6) { t in t < 0.5 ? 9.80665 * 0.5 * t / 0.5 : (t < 4 ? 4.903325 : (t < 4.5 ? 4.903325 * (4.5 - t) / 0.5 : 0)) }.next
+        at = CalibrationSessionTests.feed(&s, from: at, seconds: 13, CalibrationSessionTests.presses(1.5, count: 5)).next
+        at = CalibrationSessionTests.feed(&s, from: at, seconds: 13, CalibrationSessionTests.presses(4.0, count: 5)).next
+        return (s, at)
+    }
+
+    @Test("Verification with nobody pressing ends after the timeout, saying how many presses were verified and how to wait longer")
+    func endsAfterTimeout() {
+        var (s, at) = Self.atVerification(timeout: 10)
+        #expect(s.step == .verify)
+        // One press is verified, then nothing for 9 s: still waiting.
+        let first = CalibrationSessionTests.feed(&s, from: at, seconds: 2.5, CalibrationSessionTests.presses(1.5, count: 1))
+        at = first.next
+        #expect(first.notes.contains { if case .event(let e) = $0 { return e.kind == .release }; return false })
+        at = CalibrationSessionTests.feed(&s, from: at, seconds: 7) { _ in 0 }.next
+        #expect(s.step == .verify, "9 s idle is within the 10 s timeout")
+        let r = CalibrationSessionTests.feed(&s, from: at, seconds: 4) { _ in 0 }
+        #expect(s.step == .done)
+        let text = r.notes.compactMap { n -> String? in if case .measured(.verify, let t) = n { return t }; return nil }
+        #expect(text.count == 1 && text[0].contains("1 of 5 presses verified") && text[0].contains("--verify-timeout"), "\(r.notes)")
+        #expect(s.result != nil, "the recommendation stands")
+    }
+}

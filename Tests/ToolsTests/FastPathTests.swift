@@ -1,0 +1,128 @@
+import Foundation
+import TestSupport
+import Testing
+@testable import ForceStageCore
+import ForceStageFormats
+import ForceStageTools
+
+/// The block fast path must be invisible: the same events, counters and
+/// classifier state as stepping every scan, on every recording we have.
+@Suite("Fast path")
+struct FastPathTests {
+    /// Every scan through `process(scan:)`, one at a time.
+    static func perScan(_ recording: Recording, _ setup: PanelSetup) -> ([ForceEvent], ForcePipeline) {
+        var pipeline = setup.makePipeline()
+        var ring = EventRing()
+        var events: [ForceEvent] = []
+        let size = setup.layout.scanSize
+        recording.scans.withUnsafeBytes { raw in
+            for i in 0..<recording.scanCount {
+                pipeline.process(scan: raw.baseAddress! + i * size, into: &ring)
+                while let e = ring.popFirst() { events.append(e) }
+            }
+        }
+        #expect(ring.overflowCount == 0)
+        return (events, pipeline)
+    }
+
+    /// The whole recording through `process(scans:)` in chunks of `chunkScans`.
+    static func batched(_ recording: Recording, _ setup: PanelSetup, chunkScans: Int) -> ([ForceEvent], ForcePipeline) {
+        var pipeline = setup.makePipeline()
+        var ring = EventRing()
+        var events: [ForceEvent] = []
+        let size = setup.layout.scanSize
+        recording.scans.withUnsafeBytes { raw in
+            var offset = 0
+            while offset + size <= raw.count {
+                let end = min(raw.count, offset + chunkScans * size)
+                offset += pipeline.process(scans: UnsafeRawBufferPointer(rebasing: raw[offset..<end]), into: &ring)
+                while let e = ring.popFirst() { events.append(e) }
+            }
+        }
+        #expect(ring.overflowCount == 0)
+        return (events, pipeline)
+    }
+
+    /// Checks one recording; returns the fraction of blocks the fast path took.
+    static func check(_ recording: Recording, name: String) throws -> Double {
+        let setup = try PanelSetup(metadata: recording.metadata, file: name)
+        let (slow, slowPipe) = perScan(recording, setup)
+        #expect(slowPipe.classifier.fastBlocks == 0, "the per-scan path never takes a block")
+        for chunk in [16, 37, 4096] {
+            let (fast, fastPipe) = batched(recording, setup, chunkScans: chunk)
+            #expect(fast == slow, "\(name), chunks of \(chunk): events differ")
+            #expect(fastPipe.counters == slowPipe.counters, "\(name): counters differ")
+            #expect(fastPipe.classifier.baseline.bitPattern == slowPipe.classifier.baseline.bitPattern,
+                    "\(name): baselines differ")
+            #expect(fastPipe.classifier.state == slowPipe.classifier.state)
+            #expect(fastPipe.classifier.spikesRejected == slowPipe.classifier.spikesRejected)
+        }
+        // Classify-only over precomputed forces, batched, against per-scan steps.
+        var forces: [Float] = []
+        var stamps: [Int64] = []
+        let probe = setup.makePipeline()
+        recording.scans.withUnsafeBytes { raw in
+            for i in 0..<recording.scanCount {
+                let scan = raw.baseAddress! + i * setup.layout.scanSize
+                forces.append(probe.force(scan: scan))
+                stamps.append(probe.timestamp(scan: scan, sample: Int64(i)))
+            }
+        }
+        var one = Classifier(parameters: setup.parameters), many = one
+        var ring = EventRing()
+        var a: [ForceEvent] = [], b: [ForceEvent] = []
+        for i in forces.indices {
+            one.step(force: forces[i], sample: Int64(i), timestampNs: stamps[i], into: &ring)
+            while let e = ring.popFirst() { a.append(e) }
+        }
+        var start = 0
+        while start < forces.count {
+            let n = forces.count - start
+            let taken = forces.withUnsafeBufferPointer { f in
+                stamps.withUnsafeBufferPointer { t in
+                    many.step(forces: f.baseAddress! + start, timestamps: t.baseAddress! + start, count: n,
+                              firstSample: Int64(start), into: &ring)
+                }
+            }
+            #expect(taken > 0 || !ring.isEmpty)
+            while let e = ring.popFirst() { b.append(e) }
+            start += taken
+        }
+        #expect(ring.overflowCount == 0)
+        #expect(a == b, "\(name): classify-only events differ")
+        #expect(a.count > 0)
+        let (_, fastPipe) = batched(recording, setup, chunkScans: 4096)
+        return Double(fastPipe.classifier.fastBlocks) / Double(recording.scanCount / Classifier.blockScans)
+    }
+
+    @Test("Batched processing gives exactly the per-scan events on the whole synthesized corpus")
+    func corpus() throws {
+        var taken: [String: Double] = [:]
+        for entry in Synthesizer.standardCorpus {
+            let recording = try Synthesizer.synthesize(entry.options).recording
+            let fraction = try Self.check(recording, name: entry.stem)
+            // At 10 scans/s a 16-scan block lasts 1.6 s and the corpus presses
+            // more often than that: few blocks are quiet, and none need to be.
+            if recording.metadata.sampleRateHz >= 80 { taken[entry.stem] = fraction }
+        }
+        // The fast path must actually run, or the comparison above proves nothing.
+        #expect(taken.count >= 9)
+        for (stem, fraction) in taken {
+            print("fast path: \(stem) \(Int(fraction * 100)) % of blocks")
+            #expect(fraction > 0.5, "\(stem): the fast path took only \(Int(fraction * 100)) % of blocks")
+        }
+    }
+
+    @Test("… and on the independent recordings")
+    func shared() throws {
+        guard sharedRecordingsPresent else {
+            print("skipped: \(sharedSkipReason)")
+            return
+        }
+        for name in ["hx711-80hz-sample", "fsr-ads1115-860hz-sample", "panel4-500hz-sample", "panel4-500hz-offcentre-sample",
+                     "panel4-500hz-vibration-sample", "fsr-475hz-creep-sample", "real/3dtouch-thumb", "real/gait-insole"] {
+            let recording = try Recording.load(sharedRecordings.appendingPathComponent(name + ".json"))
+            _ = try Self.check(recording, name: name)
+        }
+    }
+}

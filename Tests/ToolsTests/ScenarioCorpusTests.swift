@@ -1,0 +1,53 @@
+import Foundation
+import TestSupport
+import Testing
+import ForceStageCore
+import ForceStageFormats
+import ForceStageTools
+
+/// The synthesizer's real-sensor scenarios (issue 13) as a regression set:
+/// every panel with every scenario that fits it, scored by the spec's rule.
+@Suite("Scenario corpus")
+struct ScenarioCorpusTests {
+    @Test("Scenario recordings: no stuck, no forced release; from 80 scans/s no false, double, missed or late event")
+    func scenarioCorpus() throws {
+        var scored = 0
+        for entry in Synthesizer.scenarioCorpus() {
+            let recording = try Synthesizer.synthesize(entry.options).recording
+            let setup = try PanelSetup(metadata: recording.metadata, file: entry.stem)
+            let result = replay(recording, setup: setup)
+            let s = score(events: result.events, labels: recording.metadata.labels, sampleRateHz: setup.sampleRateHz)
+            let e = EvaluationReport.Entry(name: entry.stem, score: s, counters: result.counters, allEvents: result.events)
+            let kinds = Dictionary(e.kindCounts, uniquingKeysWith: +)
+            #expect(e.stuck == 0, "\(entry.stem): \(e.stuck) stuck reports")
+            #expect(kinds[.forcedRelease] == 0, "\(entry.stem)")
+            #expect(s.labels > 80, "\(entry.stem): the scenario presses are there")
+            if setup.sampleRateHz >= 80 {
+                // What remains there is early detection of creeping or drifting presses (README).
+                for k in [DisagreementKind.falseEvent, .double, .missed, .late] {
+                    #expect(kinds[k] == 0, "\(entry.stem): \(k.rawValue) \(kinds[k] ?? -1): \(e.disagreements)")
+                }
+                #expect(s.f1 >= 0.95, "\(entry.stem): F1 \(s.f1)")
+            } else {
+                // 10 scans/s: one-scan valleys and taps (README, "what it still gets wrong").
+                #expect(s.f1 >= 0.94, "\(entry.stem): F1 \(s.f1)")
+            }
+            scored += 1
+        }
+        #expect(scored == 8)
+    }
+
+    @Test("Scenarios leave the standard corpus byte for byte as it was, and parse by name")
+    func scenariosAreOptIn() throws {
+        let options = SynthOptions(panel: .hx711at80, seed: 1, duration: 20)
+        var with = options
+        with.scenarios = []
+        #expect(try Synthesizer.synthesize(options).recording.scans == Synthesizer.synthesize(with).recording.scans)
+        with.scenarios = [.vibration]
+        #expect(try Synthesizer.synthesize(options).recording.scans != Synthesizer.synthesize(with).recording.scans)
+        #expect(try ScenarioSet.parse("zero-floor,low-snr").get() == [.zeroFloor, .lowSNR])
+        #expect(try ScenarioSet.parse("all").get() == .all)
+        guard case .failure(let bad) = ScenarioSet.parse("zero-flor") else { Issue.record("accepted a misspelling"); return }
+        #expect(bad.word == "zero-flor")
+    }
+}
