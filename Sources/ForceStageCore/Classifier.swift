@@ -395,6 +395,7 @@ public struct Classifier: Sendable {
     @inlinable
     public mutating func stepBlock(older a: SIMD16<Float>, previous b: SIMD16<Float>, forces c: SIMD16<Float>,
                                    firstSample: Int64, firstTimestampNs: Int64) -> Bool {
+        guard Classifier.blockPathEnabled else { return false }
         guard _blockFill == 0 && _history >= 2 && !_suspended && _parameters.spikeRejection && _parameters.baselineEnabled else {
             return false
         }

@@ -271,6 +271,7 @@ public struct ForcePipeline: Sendable {
     /// Returns false, having changed nothing, otherwise.
     @inlinable
     internal mutating func _processBlock(_ scans: UnsafeRawPointer, into events: inout EventRing) -> Bool {
+        guard Classifier.blockPathEnabled else { return false }
         guard !_stuck && !_saturated && !_clipped && !_lost && !_classifier._suspended else { return false }
         let size = layout.scanSize
         let first = _nextSample

@@ -3,6 +3,15 @@
 // ClassifierSettings; these are fixed by the method itself.
 
 extension Classifier {
+    /// Whether quiet blocks take the block path. Off on the 32-bit
+    /// microcontrollers (Embedded Swift on arm or riscv32): with no vector
+    /// unit a 16-lane step costs what 16 scan steps do and is 7 KB of code;
+    /// the scan path's events are the same by construction (FastPathTests).
+    #if hasFeature(Embedded) && (arch(arm) || arch(riscv32))
+    public static let blockPathEnabled = false
+    #else
+    public static let blockPathEnabled = true
+    #endif
     /// A replaced reading counts as a rejected spike when the filter moved it
     /// by more than this fraction of the peek level (a quarter): smaller
     /// moves are noise the median smooths, not spikes. The block path uses
