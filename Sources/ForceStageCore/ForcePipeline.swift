@@ -107,13 +107,7 @@ public struct ForcePipeline: Sendable {
                              moments: _decode.hasPositions, zeroSums: &_zeroSums)
         _lastForce = r.total
         let before = events.count
-        if _decode.hasPositions {
-            _pressure.record(sample: sample, force: r.total, x: r.momentX, y: r.momentY)
-            if _CellZeros.closes(sample) {
-                _closeZeroBlock(sums: _zeroSums, baseline: _classifier._baseline)
-                _zeroSums = InlineArray<8, Float>(repeating: 0)
-            }
-        }
+        if _decode.hasPositions { _recordPositions(sample: sample, r) }
         _checkHealth(same: r.same, railed: r.railed, sample: sample, timestampNs: r.timestamp, into: &events)
         _classifier.step(force: r.total, sample: sample, timestampNs: r.timestamp, into: &events)
         if _decode.hasPositions && events.count != before { _stampPositions(&events, from: before) }
@@ -122,8 +116,21 @@ public struct ForcePipeline: Sendable {
         #endif
     }
 
-    /// Gives the gesture events from offset `first` on the current centre of pressure.
-    @inlinable
+    /// Records one scan's moments in the position window and closes its zero
+    /// block at the block's end; out of line, so a panel without positions
+    /// carries none of it in the scan step's frame.
+    @usableFromInline @inline(never)
+    internal mutating func _recordPositions(sample: Int64, _ r: _Reading) {
+        _pressure.record(sample: sample, force: r.total, x: r.momentX, y: r.momentY)
+        if _CellZeros.closes(sample) {
+            _closeZeroBlock(sums: _zeroSums, baseline: _classifier._baseline)
+            _zeroSums = InlineArray<8, Float>(repeating: 0)
+        }
+    }
+
+    /// Gives the gesture events from offset `first` on the current centre of
+    /// pressure; out of line (events are rare, and it reads the cell zeros).
+    @usableFromInline @inline(never)
     internal mutating func _stampPositions(_ events: inout EventRing, from first: Int) {
         events._stampPositions(from: first, _pressure.position(gate: _classifier._parameters.peek * CentreOfPressure.gateFraction,
                                                                zeros: _cellZeros))
@@ -152,12 +159,7 @@ public struct ForcePipeline: Sendable {
     internal mutating func _checkHealth(same: Bool, railed: Bool, sample: Int64, timestampNs: Int64,
                                         into events: inout EventRing) {
         if railed {
-            _counters.saturatedScans &+= 1
-            _saturatedRun &+= 1
-            if _saturatedRun == _classifier._parameters.saturationScans && !_saturated {
-                _saturated = true
-                events.pushLast(ForceEvent(kind: .saturated, sample: sample, timestampNs: timestampNs, forceNewtons: _lastForce))
-            }
+            _onRail(sample: sample, timestampNs: timestampNs, into: &events)
         } else {
             _saturatedRun = 0
         }
@@ -167,6 +169,17 @@ public struct ForcePipeline: Sendable {
         }
         if _stuck || _saturated || _clipped || _lost {
             _clearFaults(same: same, railed: railed, sample: sample, timestampNs: timestampNs, into: &events)
+        }
+    }
+
+    /// A scan with a channel on a rail: counted, and `saturated` once it has lasted.
+    @usableFromInline @inline(never)
+    internal mutating func _onRail(sample: Int64, timestampNs: Int64, into events: inout EventRing) {
+        _counters.saturatedScans &+= 1
+        _saturatedRun &+= 1
+        if _saturatedRun == _classifier._parameters.saturationScans && !_saturated {
+            _saturated = true
+            events.pushLast(ForceEvent(kind: .saturated, sample: sample, timestampNs: timestampNs, forceNewtons: _lastForce))
         }
     }
 
