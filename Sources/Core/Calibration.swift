@@ -80,7 +80,7 @@ public struct ForceCurve: Equatable, BitwiseCopyable, Sendable {
     /// surrounding points. - Complexity: O(log n), n ≤ 32.
     @inlinable
     public func newtons(forRaw value: Int64) -> Float {
-        _interpolate(value, first: 0, last: count - 1, raw: { _raw[$0] }, newtons: { _newtons[$0] })
+        _interpolate(value, first: 0, last: count - 1, raw: _raw.span, newtons: _newtons.span)
     }
 }
 
@@ -89,19 +89,19 @@ public struct ForceCurve: Equatable, BitwiseCopyable, Sendable {
 /// behind ``ForceCurve/newtons(forRaw:)`` and the pipeline's flattened curves.
 @inlinable @inline(__always)
 internal func _interpolate(_ value: Int64, first: Int, last: Int,
-                           raw: (Int) -> Int64, newtons: (Int) -> Float) -> Float {
-    if value <= raw(first) { return newtons(first) }
-    if value >= raw(last) { return newtons(last) }
+                           raw: borrowing Span<Int64>, newtons: borrowing Span<Float>) -> Float {
+    if value <= raw[first] { return newtons[first] }
+    if value >= raw[last] { return newtons[last] }
     var low = first
     var high = last
     while high - low > 1 {
         let mid = (low + high) >> 1
-        if raw(mid) <= value { low = mid } else { high = mid }
+        if raw[mid] <= value { low = mid } else { high = mid }
     }
-    let x0 = raw(low)
-    let span = Float(raw(high) - x0)
+    let x0 = raw[low]
+    let span = Float(raw[high] - x0)
     let t = Float(value - x0) / span
-    return newtons(low) + t * (newtons(high) - newtons(low))
+    return newtons[low] + t * (newtons[high] - newtons[low])
 }
 
 /// How one force channel's raw counts become newtons.

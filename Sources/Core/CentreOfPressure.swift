@@ -122,6 +122,9 @@ public enum CentreOfPressure {
     public static let zeroSampleScans = 4
     /// The share of the way each accepted idle block moves the zeros.
     public static let zeroSmoothing: Float = 0.25
+    /// A zero block is idle within this fraction of the gate of the baseline
+    /// (half of it): well inside the force where a position is first decided.
+    public static let idleBandOfGate: Float = 0.5
 }
 
 /// What a block of the fast path gathers for positions before it commits.
@@ -129,12 +132,11 @@ public enum CentreOfPressure {
 internal struct _BlockPositions: BitwiseCopyable, Sendable {
     @usableFromInline internal var momentsX = InlineArray<4, Float>(repeating: 0)
     @usableFromInline internal var momentsY = InlineArray<4, Float>(repeating: 0)
-    @usableFromInline internal var zeroSums: InlineArray<8, Float>
     @usableFromInline internal var closedSums = InlineArray<8, Float>(repeating: 0)
     @usableFromInline internal var closedAt = -1
 
     @inlinable
-    internal init(zeroSums: InlineArray<8, Float>) { self.zeroSums = zeroSums }
+    internal init() {}
 }
 
 /// Each cell's unloaded zero, tracked while idle (see ``CentreOfPressure/zeroBlockScans``).
@@ -155,6 +157,12 @@ internal struct _CellZeros: BitwiseCopyable, Sendable {
     internal static func samples(_ sample: Int64) -> Bool {
         Int(truncatingIfNeeded: sample) & (CentreOfPressure.zeroBlockScans - 1)
             >= CentreOfPressure.zeroBlockScans - CentreOfPressure.zeroSampleScans
+    }
+
+    /// Whether scan `sample` is the last of its zero block (where the block closes).
+    @inlinable @inline(__always)
+    internal static func closes(_ sample: Int64) -> Bool {
+        Int(truncatingIfNeeded: sample) & (CentreOfPressure.zeroBlockScans - 1) == CentreOfPressure.zeroBlockScans - 1
     }
 
     /// Closes a block whose per-cell sums (over its sampled scans) are `sums`.

@@ -75,10 +75,10 @@ public struct Classifier: Sendable {
     /// The peek's slowly smoothed level, the reference for the creep allowance.
     @usableFromInline internal var _settled: Float = 0
     /// The last scan that read below the baseline by more than the touch band.
-    @usableFromInline internal var _undershootSample: Int64 = Int64.min / 2
+    @usableFromInline internal var _undershootSample: Int64 = Classifier.distantPastSample
     /// Idle scans since the last press (counted per block), and blocks in a
     /// row whose mean lay below the baseline by more than the touch band.
-    @usableFromInline internal var _quietScans: Int32 = Int32.max / 2
+    @usableFromInline internal var _quietScans: Int32 = Classifier.countCeiling
     @usableFromInline internal var _lowScans: Int32 = 0
     @usableFromInline internal var _peekCrossing = _Crossing()
     @usableFromInline internal var _popCrossing = _Crossing()
@@ -128,7 +128,8 @@ public struct Classifier: Sendable {
             let a = _older, b = _previous, c = force
             filtered = _spikeFilter(a, b, c, isolated: _parameters.spikeIsolated, agreement: _parameters.spikeAgreement,
                                     floor: _baseline - _parameters.touchBand)
-            if abs(filtered - b) > _parameters.peek * 0.25 && abs(a - c) < abs(b - a) { _spikesRejected &+= 1 }
+            if Float._abs(filtered - b) > _parameters.peek * Classifier.spikeFraction
+                && Float._abs(a - c) < Float._abs(b - a) { _spikesRejected &+= 1 }
         } else {
             filtered = force
         }
@@ -149,20 +150,13 @@ public struct Classifier: Sendable {
         var popLevel = _parameters.pop
         if _parameters.creepAllowance > 0 && _state == .peeking {
             let grow = 1 + _parameters.creepAllowance
-            popLevel = max(_parameters.pop, min(_parameters.pop * grow, _settled * grow))
+            popLevel = Float._max(_parameters.pop, Float._min(_parameters.pop * grow, _settled * grow))
         }
 
-        // Latency accounting runs on the unfiltered readings.
-        _peekCrossing.update(x >= _parameters.peek, sample: sample, timestampNs: timestampNs)
-        _popCrossing.update(x >= _parameters.pop, sample: sample, timestampNs: timestampNs)
-        _releaseCrossing.update(x < _parameters.release, sample: sample, timestampNs: timestampNs)
-
-        // Debounce runs on the filtered readings.
-        _peekRun = y >= _parameters.peek ? _peekRun &+ 1 : 0
-        _popRun = y >= popLevel ? _popRun &+ 1 : 0
-        _releaseRun = y < _parameters.release ? _releaseRun &+ 1 : 0
-        if _pressLock > 0 { _pressLock &-= 1 }
-        if _releaseLock > 0 { _releaseLock &-= 1 }
+        // Latency accounting runs on the unfiltered readings, debounce on the filtered ones.
+        _advance(crossing: (x >= _parameters.peek, x >= _parameters.pop, x < _parameters.release),
+                 runs: (y >= _parameters.peek, y >= popLevel, y < _parameters.release),
+                 scans: 1, sample: sample, timestampNs: timestampNs)
 
         let pressedBefore = _state != .idle
         if !_suspended {
@@ -180,6 +174,25 @@ public struct Classifier: Sendable {
                 _trackBaseline(block: values, idle: idle)
             }
         }
+        #if DEBUG
+        _checkInvariants()
+        #endif
+    }
+
+    /// Advances the latency crossings and the debounce runs over `scans`
+    /// scans on which each condition holds throughout (one scan on the
+    /// per-scan path, a whole block on the block path), and counts the locks down.
+    @inlinable @inline(__always)
+    internal mutating func _advance(crossing: (peek: Bool, pop: Bool, release: Bool), runs: (peek: Bool, pop: Bool, release: Bool),
+                                    scans n: Int32, sample: Int64, timestampNs: Int64) {
+        _peekCrossing.update(crossing.peek, sample: sample, timestampNs: timestampNs)
+        _popCrossing.update(crossing.pop, sample: sample, timestampNs: timestampNs)
+        _releaseCrossing.update(crossing.release, sample: sample, timestampNs: timestampNs)
+        _peekRun = runs.peek ? _peekRun &+ n : 0
+        _popRun = runs.pop ? _popRun &+ n : 0
+        _releaseRun = runs.release ? _releaseRun &+ n : 0
+        _pressLock = _max(0, _pressLock &- n)
+        _releaseLock = _max(0, _releaseLock &- n)
     }
 
     @inlinable
@@ -245,24 +258,24 @@ public struct Classifier: Sendable {
         // idle ones (weight 1, the others 0) count, and a block with fewer
         // than four is skipped.
         let count = _sum16(idle)
+        let n = Int32(Classifier.blockScans)
         // Quiet for long enough: the valleys between the taps of a burst are
         // not an unloaded panel. Counted per block, so both paths agree.
-        _quietScans = count == 16 && !_suspended ? min(_quietScans &+ 16, Int32.max / 2) : 0
-        guard count >= 4 && !_suspended else {
+        _quietScans = count == Float(n) && !_suspended ? _min(_quietScans &+ n, Classifier.countCeiling) : 0
+        guard count >= Classifier.minimumIdleScans && !_suspended else {
             // After a press, smoothing starts afresh from the first idle block.
             _seeded = false
             return
         }
-        let whole = count == 16
+        let whole = count == Float(n)
         let kept = whole ? v : v * idle
         let mean = _sum16(kept) / count
         // The noise: the mean absolute residual about the block's straight-line
         // trend, which a slow ramp or drift inside the block does not inflate.
-        let ramp = SIMD16<Float>(-7.5, -6.5, -5.5, -4.5, -3.5, -2.5, -1.5, -0.5,
-                                 0.5, 1.5, 2.5, 3.5, 4.5, 5.5, 6.5, 7.5)
-        let trend = _sum16((v - mean) * ramp) * (1 / 340)
+        let ramp = Classifier.blockRamp
+        let trend = _sum16((v - mean) * ramp) * Classifier.inverseRampSquares
         let residual = v - (mean + trend * ramp)
-        let spread = _sum16(residual.replacing(with: -residual, where: residual .< 0)) * (1 / 16)
+        let spread = _sum16(SIMD16<Float>._abs(residual)) * Classifier.inverseBlockScans
         // Freshly seeded (start, or the first idle block after a press): the
         // rise rate is not known yet, so the baseline may fall but not rise.
         let fresh = !_seeded
@@ -273,7 +286,7 @@ public struct Classifier: Sendable {
         }
         let previous = _smoothed
         _smoothed += _parameters.blockSmoothing * (mean - _smoothed)
-        _slope += _parameters.blockSlopeSmoothing * ((_smoothed - previous) * (1 / 16) - _slope)
+        _slope += _parameters.blockSlopeSmoothing * ((_smoothed - previous) * Classifier.inverseBlockScans - _slope)
         // Frozen while pressed.
         guard _state == .idle else {
             _seeded = false
@@ -283,18 +296,19 @@ public struct Classifier: Sendable {
         // An undershoot (a cell swinging below zero after a release) lasts well
         // under a second; only a drop below the touch band that persists is a
         // real zero shift to follow.
-        _lowScans = d < -_parameters.touchBand ? min(_lowScans &+ 16, Int32.max / 2) : 0
+        _lowScans = d < -_parameters.touchBand ? _min(_lowScans &+ n, Classifier.countCeiling) : 0
         // A touch is a rise several noise widths above the baseline (capped
         // by the configured fraction of the peek level) that is faster than
         // drift: on a quiet panel a slow press freezes the baseline long
         // before it can absorb any of it, while drift is still followed.
         // The touch level comes from the noise measured so far: a block with a
         // press starting in it must not widen its own threshold.
-        let touch = min(_parameters.touchBand, max(_parameters.touchBand * 0.05, 11 * _noise))
-        if whole && d < touch { _noise += _parameters.blockFall * (min(spread, _parameters.touchBand) - _noise) }
+        let touch = Float._min(_parameters.touchBand,
+                               Float._max(_parameters.touchBand * Classifier.touchFloorFraction, Classifier.touchNoiseWidths * _noise))
+        if whole && d < touch { _noise += _parameters.blockFall * (Float._min(spread, _parameters.touchBand) - _noise) }
         if _warmup > 0 {
-            _warmup &-= Int32(Classifier.blockScans)
-            if abs(d) < _parameters.touchBand { _baseline += _parameters.blockFall * d }
+            _warmup &-= n
+            if Float._abs(d) < _parameters.touchBand { _baseline += _parameters.blockFall * d }
         } else if _quietScans < _parameters.settleScans {
             // Not idle for long enough yet: learn nothing.
         } else if d < -_parameters.touchBand && _lowScans < _parameters.undershootScans {
@@ -362,7 +376,7 @@ public struct Classifier: Sendable {
                     continue
                 }
             }
-            guard 64 - events.count >= 2 else { break }
+            guard EventRing.capacityCount - events.count >= Classifier.maximumEventsPerStep else { break }
             step(force: forces[i], sample: firstSample &+ Int64(i), timestampNs: timestamps[i], into: &events)
             i &+= 1
         }
@@ -381,13 +395,14 @@ public struct Classifier: Sendable {
     @inlinable
     public mutating func stepBlock(older a: SIMD16<Float>, previous b: SIMD16<Float>, forces c: SIMD16<Float>,
                                    firstSample: Int64, firstTimestampNs: Int64) -> Bool {
+        guard Classifier.blockPathEnabled else { return false }
         guard _blockFill == 0 && _history >= 2 && !_suspended && _parameters.spikeRejection && _parameters.baselineEnabled else {
             return false
         }
-        let top = _max16(_max16(a, c))
-        let bottom = _min16(_min16(a, c))
+        let top = _maxLane(SIMD16<Float>._max(a, c))
+        let bottom = _minLane(SIMD16<Float>._min(a, c))
         // No spike can be counted where the whole window spans less than the spike size.
-        guard top - bottom <= _parameters.peek * 0.25 else { return false }
+        guard top - bottom <= _parameters.peek * Classifier.spikeFraction else { return false }
         let high = top - _baseline, low = bottom - _baseline
         // Every reading on one side of each level: runs and crossings advance in closed form.
         // A swing below the touch band restarts the vibration hold-off: per scan.
@@ -419,97 +434,14 @@ public struct Classifier: Sendable {
         _older = c[14]
         _previous = c[15]
         _lastForce = filtered[15] - _baseline
-        _peekCrossing.update(abovePeek, sample: firstSample, timestampNs: firstTimestampNs)
-        _popCrossing.update(abovePop, sample: firstSample, timestampNs: firstTimestampNs)
-        _releaseCrossing.update(belowRelease, sample: firstSample, timestampNs: firstTimestampNs)
-        _peekRun = abovePeek ? _peekRun &+ n : 0
-        _popRun = abovePop ? _popRun &+ n : 0
-        _releaseRun = belowRelease ? _releaseRun &+ n : 0
-        _pressLock = max(0, _pressLock &- n)
-        _releaseLock = max(0, _releaseLock &- n)
+        _advance(crossing: (abovePeek, abovePop, belowRelease), runs: (abovePeek, abovePop, belowRelease),
+                 scans: n, sample: firstSample, timestampNs: firstTimestampNs)
         _trackBaseline(block: filtered, idle: SIMD16<Float>(repeating: _state == .idle ? 1 : 0))
         _fastBlocks &+= 1
+        #if DEBUG
+        _checkInvariants()
+        #endif
         return true
     }
 }
 
-/// The median of three, with the same comparisons as the vector form.
-@inlinable
-internal func _median(_ a: Float, _ b: Float, _ c: Float) -> Float {
-    let lo = b < a ? b : a, hi = a < b ? b : a
-    let m = c < hi ? c : hi
-    return lo < m ? m : lo
-}
-
-/// The spike filter for the reading `b` between `a` and `c`: the median of
-/// three, or with `isolated` (a scan longer than a spike, where a real tap
-/// may be one or two scans) the median only where `b` cannot be a press:
-/// a dip below both neighbours and below `floor` (the baseline less the
-/// touch band: a press never pulls the panel below zero, while a finger
-/// lifting for one scan between two taps leaves it at or above zero), or a
-/// rise whose neighbours agree within `agreement` or that rises above the
-/// higher neighbour by more than four times their disagreement. The first
-/// scan of a two-scan tap has a high neighbour, so it stays.
-@inlinable
-internal func _spikeFilter(_ a: Float, _ b: Float, _ c: Float, isolated: Bool, agreement: Float, floor: Float) -> Float {
-    let m = _median(a, b, c)
-    guard isolated else { return m }
-    let spread = abs(a - c)
-    let top = a < c ? c : a
-    let dip = b < a && b < c
-    let replace = dip ? b < floor : (spread <= agreement || b - top > 4 * spread)
-    return replace ? m : b
-}
-
-/// ``_spikeFilter(_:_:_:isolated:agreement:)`` lane by lane, with the same results.
-@inlinable
-internal func _spikeFilter(_ a: SIMD16<Float>, _ b: SIMD16<Float>, _ c: SIMD16<Float>,
-                           isolated: Bool, agreement: Float, floor: Float) -> SIMD16<Float> {
-    let m = _median(a, b, c)
-    guard isolated else { return m }
-    let d = a - c
-    let spread = d.replacing(with: -d, where: d .< 0)
-    let top = a.replacing(with: c, where: a .< c)
-    let dip = (b .< a) .& (b .< c)
-    let rise = (spread .<= SIMD16<Float>(repeating: agreement)) .| ((b - top) .> spread * 4)
-    let replace = (dip .& (b .< SIMD16<Float>(repeating: floor))) .| ((.!dip) .& rise)
-    return b.replacing(with: m, where: replace)
-}
-
-/// The median of three, lane by lane: exactly ``_median(_:_:_:)`` in each lane.
-@inlinable
-internal func _median(_ a: SIMD16<Float>, _ b: SIMD16<Float>, _ c: SIMD16<Float>) -> SIMD16<Float> {
-    let lo = a.replacing(with: b, where: b .< a), hi = a.replacing(with: b, where: a .< b)
-    let m = hi.replacing(with: c, where: c .< hi)
-    return lo.replacing(with: m, where: lo .< m)
-}
-
-/// Lane-wise maximum and minimum, and their reductions by halving: the
-/// standard library's reductions are scalar loops.
-@inlinable
-internal func _max16(_ a: SIMD16<Float>, _ b: SIMD16<Float>) -> SIMD16<Float> { a.replacing(with: b, where: a .< b) }
-@inlinable
-internal func _min16(_ a: SIMD16<Float>, _ b: SIMD16<Float>) -> SIMD16<Float> { a.replacing(with: b, where: b .< a) }
-@inlinable
-internal func _max16(_ v: SIMD16<Float>) -> Float {
-    let h8 = v.lowHalf.replacing(with: v.highHalf, where: v.lowHalf .< v.highHalf)
-    let h4 = h8.lowHalf.replacing(with: h8.highHalf, where: h8.lowHalf .< h8.highHalf)
-    let h2 = h4.lowHalf.replacing(with: h4.highHalf, where: h4.lowHalf .< h4.highHalf)
-    return h2[0] < h2[1] ? h2[1] : h2[0]
-}
-@inlinable
-internal func _min16(_ v: SIMD16<Float>) -> Float {
-    let h8 = v.lowHalf.replacing(with: v.highHalf, where: v.highHalf .< v.lowHalf)
-    let h4 = h8.lowHalf.replacing(with: h8.highHalf, where: h8.highHalf .< h8.lowHalf)
-    let h2 = h4.lowHalf.replacing(with: h4.highHalf, where: h4.highHalf .< h4.lowHalf)
-    return h2[1] < h2[0] ? h2[1] : h2[0]
-}
-
-/// A sum in a fixed pairwise order, so that every caller gets the same bits.
-@inlinable
-internal func _sum16(_ v: SIMD16<Float>) -> Float {
-    let h8 = v.lowHalf + v.highHalf
-    let h4 = h8.lowHalf + h8.highHalf
-    let h2 = h4.lowHalf + h4.highHalf
-    return h2[0] + h2[1]
-}

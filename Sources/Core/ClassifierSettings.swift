@@ -261,11 +261,12 @@ public struct ClassifierParameters: Equatable, BitwiseCopyable, Sendable {
         touchBand = settings.peekNewtons * settings.baseline.touchFraction
         warmupScans = scans(settings.baseline.warmupMilliseconds)
         driftPerScan = settings.baseline.maximumDriftNewtonsPerSecond / sampleRateHz
-        slopeSmoothing = alpha(250)
-        // 1 - (1 - a)^16 by squaring: the same decay per block as per-scan steps.
+        slopeSmoothing = alpha(ClassifierParameters.slopeSmoothingMilliseconds)
+        // 1 - (1 - a)^16 by squaring four times (2^4 = Classifier.blockScans):
+        // the same decay per block as per-scan steps.
         func perBlock(_ a: Float) -> Float {
             var keep = 1 - a
-            for _ in 0..<4 { keep *= keep }
+            for _ in 0..<Classifier.blockScans.trailingZeroBitCount { keep *= keep }
             return 1 - keep
         }
         blockRise = perBlock(baselineRise)
@@ -279,9 +280,9 @@ public struct ClassifierParameters: Equatable, BitwiseCopyable, Sendable {
         spikeIsolated = 1000 / sampleRateHz > settings.spikeMaximumMilliseconds
         spikeAgreement = touchBand
         holdSettleScans = Int64(scans(settings.holdSettleMilliseconds))
-        holdRise = (settings.popNewtons - settings.peekNewtons) * 0.1
+        holdRise = (settings.popNewtons - settings.peekNewtons) * ClassifierParameters.holdRiseFractionOfGap
         creepAllowance = settings.creepAllowance ?? 0
-        creepSmoothing = alpha(500)
+        creepSmoothing = alpha(ClassifierParameters.creepSmoothingMilliseconds)
         vibrationHoldoffScans = Int64(scans(settings.vibrationHoldoffMilliseconds))
         settleScans = scans(settings.baseline.settleMilliseconds)
         undershootScans = scans(settings.baseline.undershootMilliseconds)

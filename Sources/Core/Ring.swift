@@ -26,6 +26,9 @@ public struct Ring<let capacity: Int, Element: BitwiseCopyable> {
         _overflowCount = 0
     }
 
+    /// The most elements the ring holds.
+    @inlinable public static var capacityCount: Int { capacity }
+
     /// The number of elements in the ring.
     @inlinable public var count: Int { _count }
     /// Whether the ring holds no element.

@@ -1,0 +1,117 @@
+/// One scan's reading (`Float`) or a block's readings (`SIMD16<Float>`):
+/// the spike filter and the median are written once over this and
+/// specialised for both, so the per-scan and block paths cannot disagree.
+/// Every operation is branch-free: comparisons give masks, and a select is a
+/// bitwise blend (a conditional move on a scalar).
+@usableFromInline
+internal protocol _Lanes {
+    associatedtype Mask
+    init(_ scalar: Float, broadcast: Void)
+    static func _sub(_ a: Self, _ b: Self) -> Self
+    static func _mul(_ a: Self, _ b: Self) -> Self
+    static func _lt(_ a: Self, _ b: Self) -> Mask
+    static func _le(_ a: Self, _ b: Self) -> Mask
+    static func _and(_ a: Mask, _ b: Mask) -> Mask
+    static func _or(_ a: Mask, _ b: Mask) -> Mask
+    static func _not(_ a: Mask) -> Mask
+    /// `m ? t : f`, lane by lane.
+    static func _select(_ m: Mask, _ t: Self, _ f: Self) -> Self
+    /// The magnitude: the sign bit cleared.
+    static func _abs(_ a: Self) -> Self
+}
+
+extension _Lanes {
+    /// `b < a ? b : a`: the smaller, `a` on a tie.
+    @inlinable @inline(__always)
+    internal static func _min(_ a: Self, _ b: Self) -> Self { _select(_lt(b, a), b, a) }
+    /// `a < b ? b : a`: the larger, `a` on a tie.
+    @inlinable @inline(__always)
+    internal static func _max(_ a: Self, _ b: Self) -> Self { _select(_lt(a, b), b, a) }
+}
+
+extension Float: _Lanes {
+    @inlinable @inline(__always) internal init(_ scalar: Float, broadcast: Void) { self = scalar }
+    @inlinable @inline(__always) internal static func _sub(_ a: Float, _ b: Float) -> Float { a - b }
+    @inlinable @inline(__always) internal static func _mul(_ a: Float, _ b: Float) -> Float { a * b }
+    @inlinable @inline(__always) internal static func _lt(_ a: Float, _ b: Float) -> Bool { a < b }
+    @inlinable @inline(__always) internal static func _le(_ a: Float, _ b: Float) -> Bool { a <= b }
+    @inlinable @inline(__always) internal static func _and(_ a: Bool, _ b: Bool) -> Bool { a && b }
+    @inlinable @inline(__always) internal static func _or(_ a: Bool, _ b: Bool) -> Bool { a || b }
+    @inlinable @inline(__always) internal static func _not(_ a: Bool) -> Bool { !a }
+    @inlinable @inline(__always) internal static func _select(_ m: Bool, _ t: Float, _ f: Float) -> Float { m ? t : f }
+    @inlinable @inline(__always) internal static func _abs(_ a: Float) -> Float {
+        Float(bitPattern: a.bitPattern & 0x7fff_ffff)
+    }
+}
+
+extension SIMD16: _Lanes where Scalar == Float {
+    @usableFromInline internal typealias Mask = SIMDMask<SIMD16<Int32>>
+    @inlinable @inline(__always) internal init(_ scalar: Float, broadcast: Void) { self.init(repeating: scalar) }
+    @inlinable @inline(__always) internal static func _sub(_ a: Self, _ b: Self) -> Self { a - b }
+    @inlinable @inline(__always) internal static func _mul(_ a: Self, _ b: Self) -> Self { a * b }
+    @inlinable @inline(__always) internal static func _lt(_ a: Self, _ b: Self) -> Mask { a .< b }
+    @inlinable @inline(__always) internal static func _le(_ a: Self, _ b: Self) -> Mask { a .<= b }
+    @inlinable @inline(__always) internal static func _and(_ a: Mask, _ b: Mask) -> Mask { a .& b }
+    @inlinable @inline(__always) internal static func _or(_ a: Mask, _ b: Mask) -> Mask { a .| b }
+    @inlinable @inline(__always) internal static func _not(_ a: Mask) -> Mask { .!a }
+    /// A lane select; on a vector unit a blend (x86 `blendvps`/`minps`, NEON `bsl`).
+    @inlinable @inline(__always)
+    internal static func _select(_ m: Mask, _ t: Self, _ f: Self) -> Self { f.replacing(with: t, where: m) }
+    @inlinable @inline(__always) internal static func _abs(_ a: Self) -> Self { a.replacing(with: -a, where: a .< 0) }
+}
+
+/// The median of three, lane by lane: min(max(a, b)... in the same comparisons on both paths.
+@inlinable @inline(__always)
+internal func _median<L: _Lanes>(_ a: L, _ b: L, _ c: L) -> L {
+    let lo = L._min(a, b), hi = L._max(a, b)
+    let m = L._select(L._lt(c, hi), c, hi)
+    return L._select(L._lt(lo, m), m, lo)
+}
+
+/// The spike filter for the reading `b` between `a` and `c`: the median of
+/// three, or with `isolated` (a scan longer than a spike, where a real tap
+/// may be one or two scans) the median only where `b` cannot be a press:
+/// a dip below both neighbours and below `floor` (the baseline less the
+/// touch band: a press never pulls the panel below zero, while a finger
+/// lifting for one scan between two taps leaves it at or above zero), or a
+/// rise whose neighbours agree within `agreement` or that rises above the
+/// higher neighbour by more than ``Classifier/spikeRiseOverSpread`` times
+/// their disagreement. The first scan of a two-scan tap has a high neighbour, so it stays.
+@inlinable @inline(__always)
+internal func _spikeFilter<L: _Lanes>(_ a: L, _ b: L, _ c: L, isolated: Bool, agreement: Float, floor: Float) -> L {
+    let m = _median(a, b, c)
+    guard isolated else { return m }
+    let spread = L._abs(L._sub(a, c))
+    let top = L._max(a, c)
+    let dip = L._and(L._lt(b, a), L._lt(b, c))
+    let rise = L._or(L._le(spread, L(agreement, broadcast: ())),
+                     L._lt(L._mul(spread, L(Classifier.spikeRiseOverSpread, broadcast: ())), L._sub(b, top)))
+    let replace = L._or(L._and(dip, L._lt(b, L(floor, broadcast: ()))), L._and(L._not(dip), rise))
+    return L._select(replace, m, b)
+}
+
+/// The largest and smallest lane: halving in registers (the standard
+/// library's reductions are scalar loops), the first level as a blend.
+@inlinable @inline(__always)
+internal func _maxLane(_ v: SIMD16<Float>) -> Float {
+    let h8 = v.lowHalf.replacing(with: v.highHalf, where: v.lowHalf .< v.highHalf)
+    let h4 = h8.lowHalf.replacing(with: h8.highHalf, where: h8.lowHalf .< h8.highHalf)
+    let h2 = h4.lowHalf.replacing(with: h4.highHalf, where: h4.lowHalf .< h4.highHalf)
+    return Float._max(h2[0], h2[1])
+}
+@inlinable @inline(__always)
+internal func _minLane(_ v: SIMD16<Float>) -> Float {
+    let h8 = v.lowHalf.replacing(with: v.highHalf, where: v.highHalf .< v.lowHalf)
+    let h4 = h8.lowHalf.replacing(with: h8.highHalf, where: h8.highHalf .< h8.lowHalf)
+    let h2 = h4.lowHalf.replacing(with: h4.highHalf, where: h4.highHalf .< h4.lowHalf)
+    return Float._min(h2[0], h2[1])
+}
+
+/// A sum in a fixed pairwise order, so that every caller gets the same bits.
+@inlinable @inline(__always)
+internal func _sum16(_ v: SIMD16<Float>) -> Float {
+    let h8 = v.lowHalf + v.highHalf
+    let h4 = h8.lowHalf + h8.highHalf
+    let h2 = h4.lowHalf + h4.highHalf
+    return h2[0] + h2[1]
+}

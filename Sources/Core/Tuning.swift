@@ -1,0 +1,72 @@
+// The classifier's and the pipeline's tuning constants, each named with its
+// unit and the reason for its value. Settings a profile can change live in
+// ClassifierSettings; these are fixed by the method itself.
+
+extension Classifier {
+    /// Whether quiet blocks take the block path. Off on the 32-bit
+    /// microcontrollers (Embedded Swift on arm or riscv32): with no vector
+    /// unit a 16-lane step costs what 16 scan steps do and is 7 KB of code;
+    /// the scan path's events are the same by construction (FastPathTests).
+    #if hasFeature(Embedded) && (arch(arm) || arch(riscv32))
+    public static let blockPathEnabled = false
+    #else
+    public static let blockPathEnabled = true
+    #endif
+    /// A replaced reading counts as a rejected spike when the filter moved it
+    /// by more than this fraction of the peek level (a quarter): smaller
+    /// moves are noise the median smooths, not spikes. The block path uses
+    /// the same fraction: a window spanning less cannot hold a counted spike.
+    public static let spikeFraction: Float = 0.25
+    /// At a low scan rate a rise is a spike when it climbs above the higher
+    /// neighbour by more than this many times the neighbours' disagreement
+    /// (4×): a real tap's edge leaves its neighbours far apart.
+    public static let spikeRiseOverSpread: Float = 4
+    /// A block with fewer idle scans than this (a quarter of a block) is not
+    /// used for the baseline: its mean would stand on too few readings.
+    public static let minimumIdleScans: Float = 4
+    /// The in-block time ramp, scans from the block's centre: the straight-line
+    /// trend is removed from a block before its noise is measured.
+    public static let blockRamp = SIMD16<Float>(-7.5, -6.5, -5.5, -4.5, -3.5, -2.5, -1.5, -0.5,
+                                                0.5, 1.5, 2.5, 3.5, 4.5, 5.5, 6.5, 7.5)
+    /// 1 / Σ ramp² (Σ (k - 7.5)² over k = 0..15 is 340), per scan²: the
+    /// least-squares slope of a block is Σ (v - mean)·ramp / Σ ramp².
+    public static let inverseRampSquares: Float = 1 / 340
+    /// 1 / ``blockScans``, per scan: a block's sums become per-scan means.
+    public static let inverseBlockScans: Float = 1 / 16
+    /// A touch is a rise of this many noise widths (the mean absolute
+    /// residual) above the baseline: 11 keeps a panel's own noise, whose
+    /// peaks reach about 4 widths, far from a touch.
+    public static let touchNoiseWidths: Float = 11
+    /// The touch level never drops below this fraction of the touch band
+    /// (5 %), so a noise-free (quantised, flat) panel still has a touch level.
+    public static let touchFloorFraction: Float = 0.05
+    /// The ceiling of the idle and undershoot counters, scans: far past any
+    /// setting, and far from overflow when a block is added.
+    public static let countCeiling: Int32 = Int32.max / 2
+    /// The sample of "the last undershoot" before any: far enough in the past
+    /// that no hold-off is pending, far enough from Int64.min not to overflow.
+    public static let distantPastSample: Int64 = Int64.min / 2
+    /// Events one per-scan step can raise at most (release and peek, or peek and pop):
+    /// the free room ``step(forces:timestamps:count:firstSample:into:)`` keeps in the ring.
+    public static let maximumEventsPerStep = 2
+}
+
+extension ForcePipeline {
+    /// A flat run while pressed counts as a press held against a stop
+    /// (`saturated`, plausible) within the touch band or this fraction of the
+    /// highest force seen (5 %), whichever is wider: a converter's limit or a
+    /// mechanical stop is where the force topped out.
+    public static let clipMarginOfHighest: Float = 0.05
+}
+
+extension ClassifierParameters {
+    /// The time constant, ms, of the smoothing of the reading's slope: a
+    /// quarter second is longer than a tremor and shorter than a press.
+    public static let slopeSmoothingMilliseconds: Float = 250
+    /// The time constant, ms, of a peek's settled level, the creep
+    /// allowance's reference: half a second follows a hold, not the creep.
+    public static let creepSmoothingMilliseconds: Float = 500
+    /// A peek is still climbing while it rises by more than this fraction of
+    /// the gap between the peek and pop levels (a tenth) above its settled high.
+    public static let holdRiseFractionOfGap: Float = 0.1
+}
