@@ -123,3 +123,26 @@ struct ProgressTests {
         #expect(pipe.stdout == tty.stdout && pipe.stdout.hasPrefix("0 force "))
     }
 }
+
+@Suite("calibrate's step progress on standard error, only on a terminal")
+struct CalibrateProgressTests {
+    @Test("calibrate --from-recording: the bar on a terminal standard error (then cleared), never on standard output or a pipe")
+    func calibrateSteps() throws {
+        let d = FileManager.default.temporaryDirectory.appendingPathComponent("fs-progress-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: d, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: d) }
+        let s = try runWithTerminalStderr(["synth", "--panel", "hx711-80", "--script", "session", "--masses", "500", "--unit-seed", "21",
+                                           "--duration", "1", "-o", "session.json"], terminal: false, in: d)
+        #expect(s.status == 0, "\(s.stderr)")
+        let args = ["calibrate", "--from-recording", "session.json", "--mass", "500", "-y"]
+        let tty = try runWithTerminalStderr(args + ["-o", "a.toml"], terminal: true, in: d)
+        try FileManager.default.removeItem(at: d.appendingPathComponent("a.toml"))
+        #expect(tty.status == 0, "\(tty.stdout) \(tty.stderr)")
+        #expect(tty.stderr.contains("] 100 %") && tty.stderr.contains("\r  [#"), "\(tty.stderr.prefix(300).debugDescription)")
+        #expect(tty.stderr.contains("\r\u{1B}[K"), "the bar is cleared before the next line")
+        #expect(!tty.stdout.contains("[#"), "standard output has the steps only")
+        let pipe = try runWithTerminalStderr(args + ["-o", "a.toml"], terminal: false, in: d)
+        #expect(pipe.status == 0 && !pipe.stderr.contains("[#") && !pipe.stdout.contains("[#"), "\(pipe.stderr.debugDescription)")
+        #expect(pipe.stdout == tty.stdout, "the same steps either way")
+    }
+}
