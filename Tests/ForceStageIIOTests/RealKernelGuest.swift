@@ -99,6 +99,22 @@ wait $P; echo $? > "$O/uinput.rc"
 ls /dev/input > "$O/uinput-after.txt"
 kill -TERM $A; wait $A; echo $? > "$O/actuator.rc"
 
+step uinput-emulated
+# The README's try-it-without-a-sensor: the emulator replays the press recording (half speed, so
+# evtest is reading before the first press) into run --uinput with the default key map.
+timeout 90 "$FS" emulate --speed 0.5 "$O/test-panel.json" -- "$FS" run --uinput --exit-on-timeout --timeout-ms 1000 \
+    > "$O/emu-uinput.events" 2> "$O/emu-uinput.err" &
+P=$!
+N=
+for k in $(seq 600); do
+    N=$(sed -n 's/.*uinput\.device=\(\/dev\/input\/event[0-9]*\).*/\1/p' "$O/emu-uinput.err" | head -1)
+    [ -n "$N" ] && break; kill -0 $P 2>/dev/null || break; sleep 0.05
+done
+echo "$N" > "$O/emu-uinput.node"
+[ -n "$N" ] && { timeout 90 stdbuf -oL evtest "$N" > "$O/emu-evtest.txt" 2> "$O/emu-evtest.err" & E=$!; }
+wait $P; echo $? > "$O/emu-uinput.rc"
+[ -n "$N" ] && wait $E
+
 step removal
 python3 "$F" set 8000
 "$FS" run --device ads1015 --calibration "$O/test-panel.json" --trigger hrtimer:250 --timeout-ms 300 --timeouts-before-lost 1 \

@@ -39,7 +39,8 @@ struct EvtestOutput {
 /// then passed through what the kernel's input core does to it: an axis value is smoothed
 /// by its fuzz (input_defuzz_abs_event) and dropped when it does not change, a key that
 /// does not change is dropped, and a report left with nothing but SYN_REPORT is not delivered.
-func expectedEvdev(events: [(kind: String, newtons: Double)], maxCounts: Int, fuzz: Int) -> [EvtestRecord] {
+func expectedEvdev(events: [(kind: String, newtons: Double)], maxCounts: Int, fuzz: Int,
+                   peekKey: Int? = 272, popKey: Int? = 28) -> [EvtestRecord] {
     let key = 1, abs = 3, touch = 330
     var out: [EvtestRecord] = [], pressure = 0, touching = false, down: [Int] = []
     func defuzz(_ value: Int) -> Int {
@@ -59,7 +60,7 @@ func expectedEvdev(events: [(kind: String, newtons: Double)], maxCounts: Int, fu
         case "peek", "pop", "hold":
             setPressure(min(maxCounts, max(0, Int((e.newtons * 1000).rounded()))))
             if !touching { touching = true; report.append(EvtestRecord(type: key, code: touch, value: 1)) }
-            let k = e.kind == "peek" ? 272 : e.kind == "pop" ? 28 : nil
+            let k = e.kind == "peek" ? peekKey : e.kind == "pop" ? popKey : nil
             if let k, !down.contains(k) { down.append(k); report.append(EvtestRecord(type: key, code: k, value: 1)) }
         case "release", "lost":
             for k in down.reversed() { report.append(EvtestRecord(type: key, code: k, value: 0)) }
@@ -74,7 +75,33 @@ func expectedEvdev(events: [(kind: String, newtons: Double)], maxCounts: Int, fu
     return out
 }
 
+/// Each event line's kind and force.
+func kindsAndForces(_ text: String) -> [(kind: String, newtons: Double)] {
+    lines(text).compactMap { line in
+        guard let k = line.firstMatch(of: /"event":"([a-z]+)"/), let f = line.firstMatch(of: /"forceNewtons":(-?[0-9.]+)/) else { return nil }
+        return (String(k.1), Double(f.1)!)
+    }
+}
+
 extension RealKernelTests {
+    @Test("emulate replaying a recording into run --uinput (default map: pop = BTN_LEFT) on the real kernel: evtest shows each press down and up")
+    func uinputFromEmulator() throws {
+        let s = try RealKernelSession.get()
+        #expect(s.text("emu-uinput.rc") == "0", "\(s.text("emu-uinput.err").suffix(800))")
+        try #require(s.text("emu-uinput.node").hasPrefix("/dev/input/event"), "\(s.text("emu-uinput.err").suffix(800))")
+        let ev = EvtestOutput(s.text("emu-evtest.txt"))
+        #expect(ev.name == "ForceStage test-panel", "named after the panel's label: \(s.text("emu-evtest.txt").prefix(400))")
+        #expect(ev.codes[1]?.sorted() == [272, 330], "BTN_LEFT and BTN_TOUCH: \(ev.codes)")
+        // Default range and fuzz from the recording's levels: max 3 x pop = 7.5 N, fuzz and flat 2 % of peek = 20 mN.
+        #expect(ev.axes[24] == ["Value": 0, "Min": 0, "Max": 7500, "Fuzz": 20, "Flat": 20, "Resolution": 1000], "\(ev.axes)")
+        let events = kindsAndForces(s.text("emu-uinput.events"))
+        let keys = ev.records.filter { $0.type == 1 }.map { "\($0.code)=\($0.value)" }
+        #expect(keys == ["330=1", "272=1", "272=0", "330=0", "330=1", "330=0"], "the pop presses BTN_LEFT, the peek only touches: \(keys)")
+        let expected = expectedEvdev(events: events, maxCounts: 7500, fuzz: 20, peekKey: nil, popKey: 272)
+        func shape(_ r: [EvtestRecord]) -> [String] { r.map { $0.type == 3 ? "ABS_PRESSURE" : $0.description } }
+        #expect(shape(ev.records) == shape(expected), "evtest:\n\(ev.records)\nexpected:\n\(expected)")
+    }
+
     @Test("run --uinput on the real driver: evtest reads the panel's device (name, keys, ABS_PRESSURE range, fuzz, flat, resolution), the press's events in order, the device gone at exit; each pop taps a uinput FF_RUMBLE actuator once")
     func uinputThroughEvdev() throws {
         let s = try RealKernelSession.get()
@@ -90,10 +117,7 @@ extension RealKernelTests {
                 "max_newtons 5 and fuzz_newtons 0.03 in mN, 1000 counts per newton: \(ev.axes)")
 
         // The run's own events, the documented mapping of them, and what evdev delivered.
-        let events: [(kind: String, newtons: Double)] = lines(s.text("uinput.events")).compactMap { line in
-            guard let k = line.firstMatch(of: /"event":"([a-z]+)"/), let f = line.firstMatch(of: /"forceNewtons":(-?[0-9.]+)/) else { return nil }
-            return (String(k.1), Double(f.1)!)
-        }
+        let events = kindsAndForces(s.text("uinput.events"))
         #expect(events.map(\.kind).filter { ["peek", "pop", "release", "lost"].contains($0) } == ["peek", "pop", "release", "peek", "release"], "\(events)")
         let expected = expectedEvdev(events: events, maxCounts: 5000, fuzz: 30)
         func shape(_ r: [EvtestRecord]) -> [String] { r.map { $0.type == 3 ? "ABS_PRESSURE" : $0.description } }

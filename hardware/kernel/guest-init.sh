@@ -20,6 +20,8 @@ mark "modules at $(up)s"
 for m in "i2c-stub chip_addr=0x48" i2c-dev ti-ads1015 industrialio-configfs iio-trig-hrtimer iio-trig-sysfs uinput evdev; do
     $MP $m 2>"$FS/modprobe.err" || failed 6 "modprobe $m failed: $(head -1 "$FS/modprobe.err")"
 done
+# Loopback: Foundation's run loop (forcestage emulate, Process) wakes itself over 127.0.0.1 UDP.
+ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up 2>/dev/null || failed 6 "cannot bring up the loopback interface"
 mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
 mountpoint -q /sys/kernel/tracing || mount -t tracefs none /sys/kernel/tracing
 BUS=
