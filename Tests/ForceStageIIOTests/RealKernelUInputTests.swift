@@ -75,6 +75,9 @@ func expectedEvdev(events: [(kind: String, newtons: Double)], maxCounts: Int, fu
     return out
 }
 
+/// The guest runs the host's evtest (Debian's package).
+let evtestInstalled = FileManager.default.isExecutableFile(atPath: "/usr/bin/evtest")
+
 /// Each event line's kind and force.
 func kindsAndForces(_ text: String) -> [(kind: String, newtons: Double)] {
     lines(text).compactMap { line in
@@ -86,6 +89,7 @@ func kindsAndForces(_ text: String) -> [(kind: String, newtons: Double)] {
 extension RealKernelTests {
     @Test("emulate replaying a recording into run --uinput (default map: pop = BTN_LEFT) on the real kernel: evtest shows each press down and up")
     func uinputFromEmulator() throws {
+        try #require(evtestInstalled, "evtest is not installed: bash hardware/setup.sh --kernel installs it")
         let s = try RealKernelSession.get()
         #expect(s.text("emu-uinput.rc") == "0", "\(s.text("emu-uinput.err").suffix(800))")
         try #require(s.text("emu-uinput.node").hasPrefix("/dev/input/event"), "\(s.text("emu-uinput.err").suffix(800))")
@@ -104,6 +108,7 @@ extension RealKernelTests {
 
     @Test("run --uinput on the real driver: evtest reads the panel's device (name, keys, ABS_PRESSURE range, fuzz, flat, resolution), the press's events in order, the device gone at exit; each pop taps a uinput FF_RUMBLE actuator once")
     func uinputThroughEvdev() throws {
+        try #require(evtestInstalled, "evtest is not installed: bash hardware/setup.sh --kernel installs it")
         let s = try RealKernelSession.get()
         #expect(s.text("uinput.rc") == "0", "\(s.text("uinput.err").suffix(800))")
         let node = s.text("uinput.node")
