@@ -31,7 +31,7 @@ if command -v systemd-analyze >/dev/null; then
     # The shipped uinput drop-in, put where the README says, must verify too and reach ExecStart.
     d=/etc/systemd/system/forcestage.service.d
     install -D -m 0644 /usr/share/forcestage/systemd/uinput.conf "$d/uinput.conf"
-    trap 'rm -f "$d/uinput.conf"; rmdir "$d" 2>/dev/null; dpkg --purge forcestage >/dev/null || true; rm -rf "$out"' EXIT
+    trap 'rm -f "$d/uinput.conf"; rmdir "$d" 2>/dev/null || true; dpkg --purge forcestage >/dev/null || true; rm -rf "$out"' EXIT
     systemd-analyze verify /usr/lib/systemd/system/forcestage.service || fail "systemd-analyze verify rejects the unit with uinput.conf"
     systemd-analyze cat-config systemd/system/forcestage.service | grep -qx 'Environment=FORCESTAGE_OUTPUTS=--uinput' ||
         fail "systemd does not read the uinput drop-in from $d"
