@@ -6,7 +6,8 @@
 # calls apt when something is missing. Needs root (or sudo).
 #
 # --kernel (or FORCESTAGE_KERNEL=1) also installs what the real-kernel tests
-# need (QEMU, static busybox, the module build tools, python3 for the feeder)
+# need (QEMU, static busybox, the module build tools, python3 for the feeder,
+# evtest to read the uinput device back in the guest)
 # and prepares Debian's kernel with hardware/kernel/prepare.sh (downloads about
 # 225 MB once into /var/cache/forcestage-kernel, builds the trigger modules).
 set -euo pipefail
@@ -19,7 +20,7 @@ for arg in "$@"; do
 done
 packages=(libiio-dev libiio-utils iiod tmux valgrind util-linux)  # util-linux: unshare (emulator), prlimit (kill-mid-save test)
 if [ "$kernel" = 1 ]; then
-    packages+=(qemu-system-x86 busybox-static gcc make bc xz-utils cpio kmod python3 gcc-12)
+    packages+=(qemu-system-x86 busybox-static gcc make bc xz-utils cpio kmod python3 gcc-12 evtest)
 fi
 missing=()
 for p in "${packages[@]}"; do

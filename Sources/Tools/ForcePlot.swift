@@ -89,7 +89,16 @@ public struct ForcePlot {
         // does not squash the presses (it is drawn clipped at the edge).
         let sorted = force.sorted()
         func quantile(_ q: Double) -> Double { sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, max(0, Int(Double(sorted.count) * q)))] }
-        let high = max(pop * 1.25, quantile(0.999) * 1.08)
+        // One slam far above every other press (twice the next one, or the pop level)
+        // does not squash them either: the axis stops above the rest and the slam is
+        // drawn clipped, with a marker giving its peak.
+        let peaks = ForcePlot.pressPeaks(force, above: release).sorted(by: >)
+        var ceiling = quantile(0.999)
+        if let top = peaks.first {
+            let rest = max(pop, peaks.count > 1 ? peaks[1] : 0)
+            if top > 2 * rest { ceiling = min(ceiling, rest) }
+        }
+        let high = max(pop * 1.25, ceiling * 1.08)
         let low = min(0, quantile(0.001)) - 0.05 * high
         func x(_ scan: Double) -> Double { left + scan / Double(count - 1) * plotW }
         func y(_ newtons: Double) -> Double { top + (1 - (min(max(newtons, low), high) - low) / (high - low)) * plotH }
@@ -112,6 +121,7 @@ public struct ForcePlot {
         }
         // Axes and ticks.
         s += "<rect x=\"\(f(left))\" y=\"\(f(top))\" width=\"\(f(plotW))\" height=\"\(f(plotH))\" fill=\"none\" stroke=\"#333\"/>\n"
+        s += "<g id=\"y-axis\">\n"
         let yStep = niceStep((high - low) / 6)
         var v = (low / yStep).rounded(.up) * yStep
         // Counted, not only compared: at extreme magnitudes `v += yStep` may not move `v`.
@@ -125,6 +135,7 @@ public struct ForcePlot {
             }
             v += yStep
         }
+        s += "</g>\n"
         let xStep = niceStep(seconds / 10)
         var t = (startSeconds / xStep).rounded(.up) * xStep
         var xTicks = 0
@@ -135,7 +146,8 @@ public struct ForcePlot {
             s += "<text x=\"\(f(px))\" y=\"\(f(top + plotH + 17))\" text-anchor=\"middle\">\(fixed(t, xStep < 1 ? 1 : 0))</text>\n"
             t += xStep
         }
-        s += "<text x=\"\(f(left + plotW / 2))\" y=\"\(f(height - 8))\" text-anchor=\"middle\">time (s)</text>\n"
+        // In the right margin beside the last tick, so that the legend may take two rows.
+        s += "<text x=\"\(f(left + plotW + 6))\" y=\"\(f(top + plotH + 17))\">time (s)</text>\n"
         s += "<text transform=\"translate(16 \(f(top + plotH / 2))) rotate(-90)\" text-anchor=\"middle\">force above baseline (N)</text>\n"
         // Step marks.
         var markEnd = [-1e9, -1e9]
@@ -165,6 +177,23 @@ public struct ForcePlot {
             i = end
         }
         s += "<polyline fill=\"none\" stroke=\"#1f5fa8\" stroke-width=\"1.3\" points=\"\(points.joined(separator: " "))\"/>\n"
+        // Where the force leaves the axis: a triangle at the edge and the extreme it reached.
+        let clipped = ForcePlot.excursions(force, outside: low...high)
+        if !clipped.isEmpty {
+            s += "<g id=\"clipped\">\n"
+            var textEnd = -1e9
+            for c in clipped {
+                let px = x(Double(c.scan)), edge = c.value > high ? top : top + plotH, dir = c.value > high ? 1.0 : -1.0
+                s += "<path d=\"M\(f(px - 4)),\(f(edge)) L\(f(px + 4)),\(f(edge)) L\(f(px)),\(f(edge + 7 * dir)) Z\" fill=\"\(ForcePlot.clippedColor)\"/>\n"
+                // Named where there is room; the triangle alone where the previous name would be overwritten.
+                let text = "\(c.value > high ? "\u{2191}" : "\u{2193}") \(fixed(c.value, abs(c.value) < 100 ? 1 : 0)) N"
+                if px > textEnd {
+                    s += "<text x=\"\(f(px + 6))\" y=\"\(f(edge + (dir > 0 ? 17 : -10)))\" font-size=\"10\" fill=\"\(ForcePlot.clippedColor)\">\(escape(text))</text>\n"
+                    textEnd = px + 6 + Double(text.count) * 6
+                }
+            }
+            s += "</g>\n"
+        }
         // Press positions: x and y (0..1) over the plot's height, broken where not pressed.
         var positionsDrawn = false
         if let positions, !positions.isEmpty {
@@ -237,16 +266,26 @@ public struct ForcePlot {
                 s += "<text x=\"\(f(px))\" y=\"\(f(ty))\" text-anchor=\"middle\" font-size=\"10\" fill=\"\(color)\">\(name)</text>\n"
             }
         }
-        // Legend.
-        let ly = height - 26
+        // Legend: every kind of mark drawn, by its colour (levels and events of a kind share one).
+        var ly = height - 26
         var lx = left
         var legend = [("force", "#1f5fa8"), ("peek", "#d68910"), ("pop", "#c0392b"), ("release", "#27ae60"), ("hysteresis band", "#f2b134")]
+        let drawnEvents = showEvents ? events.filter { $0.kind.isTransition || $0.kind == .hold || $0.kind.isHealth } : []
+        if drawnEvents.contains(where: { $0.kind == .hold }) { legend.append(("hold", color(.hold))) }
+        if drawnEvents.contains(where: { $0.kind.isHealth }) { legend.append(("health event", color(.stuck))) }
         if positionsDrawn { legend += [("press x", "#16a085"), ("press y", "#8e44ad")] }
+        if showLabels && !labels.isEmpty { legend.append(("label", "#555555")) }
+        if !marks.isEmpty { legend.append(("step", "#2c3e50")) }
+        if !clipped.isEmpty { legend.append(("clipped", ForcePlot.clippedColor)) }
+        s += "<g id=\"legend\">\n"
         for (name, color) in legend {
+            let w = Double(name.count) * 6.5 + 30
+            if lx > left && lx + w > width - 8 { lx = left; ly += 15 }  // a second row when the first is full
             s += "<rect x=\"\(f(lx))\" y=\"\(f(ly - 9))\" width=\"12\" height=\"10\" fill=\"\(color)\" fill-opacity=\"\(name == "hysteresis band" ? "0.4" : "1")\"/>"
             s += "<text x=\"\(f(lx + 16))\" y=\"\(f(ly))\">\(name)</text>\n"
-            lx += Double(name.count) * 7 + 40
+            lx += w
         }
+        s += "</g>\n"
         s += "</svg>\n"
         return s
     }
@@ -269,6 +308,34 @@ public struct ForcePlot {
 extension ForcePlot {
     /// The most ticks drawn on one axis (a nice step gives at most about a dozen).
     static let maximumTicks = 64
+    /// The colour of the markers where the force leaves the axis.
+    static let clippedColor = "#7b241c"
+
+    /// The highest force of each press: each run of scans above `level`.
+    static func pressPeaks(_ force: [Double], above level: Double) -> [Double] {
+        var peaks: [Double] = [], current: Double?
+        for v in force {
+            if v > level { current = max(current ?? v, v) } else if let c = current { peaks.append(c); current = nil }
+        }
+        if let current { peaks.append(current) }
+        return peaks
+    }
+
+    /// Each run of scans outside `range`: the scan and value of its extreme.
+    static func excursions(_ force: [Double], outside range: ClosedRange<Double>) -> [(scan: Int, value: Double)] {
+        var out: [(scan: Int, value: Double)] = [], current: (scan: Int, value: Double)?
+        for (i, v) in force.enumerated() {
+            let beyond = v > range.upperBound || v < range.lowerBound
+            if beyond, let c = current, (v > range.upperBound) == (c.value > range.upperBound) {
+                if abs(v) > abs(c.value) { current = (i, v) }
+            } else {
+                if let c = current { out.append(c) }
+                current = beyond ? (i, v) : nil
+            }
+        }
+        if let current { out.append(current) }
+        return out
+    }
 }
 
 /// 1, 2 or 5 times a power of ten, at least `raw`.

@@ -50,9 +50,15 @@ public func replay(_ recording: Recording, setup: PanelSetup, finish: Bool = tru
 /// Per-scan internals of the classifier for scans `from...to`: the input
 /// force, the baseline, the state after the scan and the events it decided.
 public func traceScans(_ recording: Recording, setup: PanelSetup, from: Int, to: Int) -> [String] {
+    var lines: [String] = []
+    traceScans(recording, setup: setup, from: from, to: to) { _, line in lines.append(line) }
+    return lines
+}
+
+/// The same trace, one line at a time as it is made (with its scan index), for a trace too long to hold.
+public func traceScans(_ recording: Recording, setup: PanelSetup, from: Int, to: Int, each: (Int, String) -> Void) {
     var pipeline = setup.makePipeline()
     var ring = EventRing()
-    var lines: [String] = []
     let size = setup.layout.scanSize
     recording.scans.withUnsafeBytes { raw in
         let end = to >= recording.scanCount ? recording.scanCount : max(0, to + 1)
@@ -64,11 +70,10 @@ public func traceScans(_ recording: Recording, setup: PanelSetup, from: Int, to:
             while let e = ring.popFirst() { names.append(e.kind.name) }
             if i >= from {
                 let c = pipeline.classifier
-                lines.append("\(i) force \(fixed(Double(force), 4)) baseline \(fixed(Double(c.baseline), 4)) net \(fixed(Double(force - c.baseline), 4)) state \(c.state) \(names.joined(separator: " "))")
+                each(i, "\(i) force \(fixed(Double(force), 4)) baseline \(fixed(Double(c.baseline), 4)) net \(fixed(Double(force - c.baseline), 4)) state \(c.state) \(names.joined(separator: " "))")
             }
         }
     }
-    return lines
 }
 
 /// Classifies a recording scan by scan through the gesture layer: the

@@ -46,6 +46,75 @@ P=$!
 waitbuf 1; python3 "$F" lockstep "$O/press-values.txt" 2> "$O/run-press.feed"
 wait $P; echo $? > "$O/run-press.rc"
 
+step uinput
+# A stand-in actuator (uinput with FF_RUMBLE, its requests logged), then run --uinput with
+# [uinput] and [haptics], evtest (Debian's, from the host tree) reading the device it makes.
+python3 "$(dirname "$F")/ff-actuator.py" "$O/actuator.log" > "$O/actuator.node" 2> "$O/actuator.err" &
+A=$!
+for k in $(seq 200); do [ -s "$O/actuator.node" ] && break; sleep 0.05; done
+cat > "$O/uinput-panel.toml" <<EOF
+schema = 1
+name = "kernel-panel"
+
+[match]
+name = "ads1015"
+
+[levels]
+peek_newtons = 1.0
+pop_newtons = 2.5
+
+[uinput]
+name = "ForceStage kernel panel"
+peek = "BTN_LEFT"
+pop = "KEY_ENTER"
+max_newtons = 5
+fuzz_newtons = 0.03
+
+[haptics]
+device = "$(cat "$O/actuator.node")"
+duration_ms = 20
+
+[[channel]]
+id = "voltage0"
+zero_raw = 100
+newtons_per_count = 0.0005
+EOF
+"$FS" run --device ads1015 --profile "$O/uinput-panel.toml" --uinput --trigger sysfs --rate 250 --exit-on-timeout --timeout-ms 3000 \
+    > "$O/uinput.events" 2> "$O/uinput.err" &
+P=$!
+N=
+for k in $(seq 600); do
+    N=$(sed -n 's/.*uinput\.device=\(\/dev\/input\/event[0-9]*\).*/\1/p' "$O/uinput.err" | head -1)
+    [ -n "$N" ] && break; kill -0 $P 2>/dev/null || break; sleep 0.05
+done
+echo "$N" > "$O/uinput.node"
+if [ -n "$N" ]; then
+    timeout 90 stdbuf -oL evtest "$N" > "$O/evtest.txt" 2> "$O/evtest.err" &
+    E=$!
+    for k in $(seq 400); do grep -q '^Testing' "$O/evtest.txt" && break; sleep 0.05; done
+    waitbuf 1; python3 "$F" lockstep "$O/press-values.txt" 2> "$O/uinput.feed"
+fi
+wait $P; echo $? > "$O/uinput.rc"
+[ -n "$N" ] && { wait $E; echo $? > "$O/evtest.rc"; }
+ls /dev/input > "$O/uinput-after.txt"
+kill -TERM $A; wait $A; echo $? > "$O/actuator.rc"
+
+step uinput-emulated
+# The README's try-it-without-a-sensor: the emulator replays the press recording (half speed, so
+# evtest is reading before the first press) into run --uinput with the default key map.
+timeout 90 "$FS" emulate --speed 0.5 "$O/test-panel.json" -- "$FS" run --uinput --exit-on-timeout --timeout-ms 1000 \
+    > "$O/emu-uinput.events" 2> "$O/emu-uinput.err" &
+P=$!
+N=
+for k in $(seq 600); do
+    N=$(sed -n 's/.*uinput\.device=\(\/dev\/input\/event[0-9]*\).*/\1/p' "$O/emu-uinput.err" | head -1)
+    [ -n "$N" ] && break; kill -0 $P 2>/dev/null || break; sleep 0.05
+done
+echo "$N" > "$O/emu-uinput.node"
+[ -n "$N" ] && { timeout 90 stdbuf -oL evtest "$N" > "$O/emu-evtest.txt" 2> "$O/emu-evtest.err" & E=$!; }
+wait $P; echo $? > "$O/emu-uinput.rc"
+[ -n "$N" ] && wait $E
+
 step removal
 python3 "$F" set 8000
 "$FS" run --device ads1015 --calibration "$O/test-panel.json" --trigger hrtimer:250 --timeout-ms 300 --timeouts-before-lost 1 \

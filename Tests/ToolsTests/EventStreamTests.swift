@@ -8,7 +8,7 @@ import Testing
 /// behaviour (a refactor, a speed-up) must leave them identical; a change that
 /// should, rewrites them in the same commit, and the diff shows what moved:
 ///
-///     FORCESTAGE_UPDATE_EVENT_STREAMS=1 swift test --filter "Event streams"
+///     FORCESTAGE_UPDATE_EVENT_STREAMS=1 swift test --filter EventStreamTests
 @Suite("Event streams")
 struct EventStreamTests {
     static let directory = repositoryRoot.appendingPathComponent("Tests/EventStreams")

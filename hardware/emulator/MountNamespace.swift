@@ -35,8 +35,8 @@ public enum MountNamespace {
     }
 
     /// Mounts a tmpfs over `/sys/bus` (with `iio/devices` in it) and a tmpfs
-    /// over `/dev` that carries every host entry again (bind mounts), so the
-    /// emulator can add `/dev/iio:deviceN`.
+    /// over `/dev` that carries every host entry but the IIO device nodes again
+    /// (bind mounts), so the emulator can add `/dev/iio:deviceN`.
     public static func setUp() throws {
         guard isPrivate() else {
             throw POSIXFailure(operation: "refuse to mount outside a private mount namespace; run through `forcestage emulate`", path: "/", code: EPERM)
@@ -53,7 +53,10 @@ public enum MountNamespace {
         try fm.createDirectory(atPath: hostDev, withIntermediateDirectories: true)
         try mountOrThrow("/dev", hostDev, nil, UInt(MS_BIND | MS_REC), nil)
         try mountOrThrow("forcestage-dev", "/dev", "tmpfs", UInt(MS_NOSUID), "mode=0755")
-        for entry in (try? fm.contentsOfDirectory(atPath: hostDev)) ?? [] {
+        // Not the host's own IIO device nodes: the emulated tree hides their sysfs side, and a
+        // bind mount on /dev/iio:deviceN would stop the emulator making its own node there
+        // (a board with a real sensor, or the QEMU guest of the real-kernel tests).
+        for entry in (try? fm.contentsOfDirectory(atPath: hostDev)) ?? [] where !entry.hasPrefix("iio:device") {
             let source = hostDev + "/" + entry
             let target = "/dev/" + entry
             var st = stat()

@@ -6,7 +6,8 @@
 #   command  the shell command to run (read)
 #   stdout, stderr, rc, times, dmesg.txt (written); failure: "CODE message" when setup failed.
 # Sets up: IIO core, i2c-stub with an ADS1115 at 0x48 bound to ti-ads1015, i2c-dev,
-# configfs + iio-trig-hrtimer, iio-trig-sysfs with sysfstrig0, tracefs; then runs
+# configfs + iio-trig-hrtimer, iio-trig-sysfs with sysfstrig0, tracefs, uinput
+# (/dev/uinput) and evdev (/dev/input/eventN); then runs
 # the command with FORCESTAGE_IIO_DEVICE, FORCESTAGE_I2C_BUS, FORCESTAGE_SYSFS_TRIGGER,
 # FORCESTAGE_KERNEL_OUT and FORCESTAGE_KERNEL_FEEDER in its environment.
 OUT=$1; FS=$OUT/.fs
@@ -16,9 +17,11 @@ mark() { echo "forcestage-kernel: stage $*"; }
 failed() { echo "$1 $2" > "$FS/failure"; mark "FAILED: $2"; dmesg > "$FS/dmesg.txt"; exit "$1"; }
 MP="modprobe -d $CACHE/kroot-$KREL"
 mark "modules at $(up)s"
-for m in "i2c-stub chip_addr=0x48" i2c-dev ti-ads1015 industrialio-configfs iio-trig-hrtimer iio-trig-sysfs; do
+for m in "i2c-stub chip_addr=0x48" i2c-dev ti-ads1015 industrialio-configfs iio-trig-hrtimer iio-trig-sysfs uinput evdev; do
     $MP $m 2>"$FS/modprobe.err" || failed 6 "modprobe $m failed: $(head -1 "$FS/modprobe.err")"
 done
+# Loopback: Foundation's run loop (forcestage emulate, Process) wakes itself over 127.0.0.1 UDP.
+ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up 2>/dev/null || failed 6 "cannot bring up the loopback interface"
 mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
 mountpoint -q /sys/kernel/tracing || mount -t tracefs none /sys/kernel/tracing
 BUS=

@@ -2,7 +2,7 @@
 # hardware/kernel/run.sh - runs a command against a REAL Linux IIO stack: Debian's
 # kernel under QEMU (software emulation; FORCESTAGE_KERNEL_ACCEL=kvm for KVM) with
 # the host's / shared read-only, an ADS1115 on i2c-stub bound to the real
-# ti-ads1015 driver, and the hrtimer and sysfs triggers. The way `forcestage
+# ti-ads1015 driver, the hrtimer and sysfs triggers, /dev/uinput and evdev. The way `forcestage
 # emulate` runs a command against the imitation.
 #
 #   bash hardware/kernel/run.sh [--timeout SECONDS] [--out DIR] [--chip NAME] -- COMMAND [ARG...]

@@ -260,7 +260,8 @@ final class SessionDriver: @unchecked Sendable {
 /// What the person sees and answers.
 final class SessionUI: @unchecked Sendable {
     let interactive: Bool
-    let tty = isatty(1) != 0
+    /// The step's progress bar goes to standard error, only when that is a terminal.
+    let progressTerminal = isatty(2) != 0
     var masses: [Double] = []
     weak var driver: SessionDriver?
     private let saveLock = NSLock()
@@ -276,7 +277,8 @@ final class SessionUI: @unchecked Sendable {
     }
 
     private func endProgress() {
-        if progressShown { FileHandle.standardOutput.write(Data("\n".utf8)) }
+        // The bar is cleared (it is on standard error; the lines stay on standard output).
+        if progressShown { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
         progressShown = false
     }
 
@@ -356,11 +358,11 @@ final class SessionUI: @unchecked Sendable {
                 break
             }
         case .progress(_, let fraction):
-            guard tty else { return }
+            guard progressTerminal else { return }
             let width = 30
             let filled = Int((fraction * Double(width)).rounded())
             let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
-            FileHandle.standardOutput.write(Data("\r  [\(bar)] \(Int((fraction * 100).rounded())) %".utf8))
+            FileHandle.standardError.write(Data("\r  [\(bar)] \(Int((fraction * 100).rounded())) %".utf8))
             progressShown = true
         case .measured(_, let text):
             say("  ok: \(text)")

@@ -46,7 +46,11 @@ extension ForceStage {
         func run() throws {
             var entries: [EvaluationReport.Entry] = []
             var compared: [ComparisonClassifier: [EvaluationReport.Entry]] = [:]
-            for path in recordings {
+            // The report goes out after the last file; the progress line is cleared before it.
+            var progress = StderrProgress("evaluate")
+            defer { progress.finish() }
+            for (n, path) in recordings.enumerated() {
+                progress.update(Double(n) / Double(recordings.count), "\(n + 1) of \(recordings.count): \(URL(fileURLWithPath: path).lastPathComponent)")
                 let rec = try loadRecording(path)
                 guard !rec.metadata.labels.isEmpty else {
                     throw CommandFailure(.badInput, "\(path): no labels; evaluate needs ground truth (labels[] in the .json)")
@@ -65,6 +69,7 @@ extension ForceStage {
                     }
                 }
             }
+            progress.finish()
             let report = EvaluationReport(entries: entries)
             var rows: [(String, EvaluationReport.Overall)] = [("forcestage", report.overall)]
             for c in ComparisonClassifier.allCases { if let e = compared[c] { rows.append((c.rawValue, EvaluationReport(entries: e).overall)) } }

@@ -19,7 +19,7 @@ extension ForceStage {
         @Option(name: .shortAndLong, help: "The recording to write: STEM.json (STEM.iio goes beside it).")
         var output: String
 
-        @Option(name: .customLong("channel"), help: "A channel to record (repeat; default: every buffered voltage input). The timestamp is always added when the device has one.")
+        @Option(name: .customLong("channel"), help: "A channel to record (repeat; default: the force channels of the profile matching the device, or of the emulated recording; without either, every buffered voltage input). The timestamp is always added when the device has one.")
         var channels: [String] = []
 
         @Option(help: "Scans per second, when the device has no sampling_frequency.")
@@ -47,7 +47,19 @@ extension ForceStage {
             case .success(let d): device = d
             case .failure(let f): throw fail("record", f.message)
             }
-            let ids = channels.isEmpty ? device.forceChannels.map { $0.id } : channels
+            var ids = channels
+            if ids.isEmpty {
+                // Only force (and the timestamp): the profile's channels, not every input the converter has.
+                if let chosen = defaultRecordChannels(deviceName: device.name ?? device.id, label: device.label) {
+                    ids = chosen.ids
+                    FileHandle.standardError.write(Data("forcestage record: recording \(ids.joined(separator: ", ")) and the timestamp (\(chosen.source); --channel to choose)\n".utf8))
+                } else {
+                    ids = device.forceChannels.map { $0.id }
+                    if ids.count > 1 {
+                        FileHandle.standardError.write(Data("forcestage record: no profile for \(device.displayName): recording all \(ids.count) buffered voltage inputs; --channel (or a profile in calibration/) records only the force channels\n".utf8))
+                    }
+                }
+            }
             guard !ids.isEmpty else { throw fail("record", "\(device.displayName) has no buffered voltage input; pass --channel") }
             let attachment: IIOTriggerAttachment?
             switch triggerOptions.prepare(device) {

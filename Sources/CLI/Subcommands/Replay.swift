@@ -47,7 +47,14 @@ extension ForceStage {
             let setup = try makeSetup(for: rec, path: path, profile: profile)
             if let trace {
                 guard let range = ScanRange(parsing: trace) else { throw CommandFailure(.usage, "--trace takes FROM:TO scan indices, 0 <= FROM <= TO, e.g. 100:200") }
-                for line in traceScans(rec, setup: setup, from: range.from, to: range.to) { emit(line) }
+                // Progress only when the trace goes to a file or a pipe and standard error is a terminal.
+                var progress = StderrProgress("replay --trace", alsoWhen: isatty(1) == 0)
+                defer { progress.finish() }
+                let end = Double(min(rec.scanCount, range.to == Int.max ? rec.scanCount : range.to + 1))
+                traceScans(rec, setup: setup, from: range.from, to: range.to) { i, line in
+                    if i & 1023 == 0 { progress.update(Double(i) / max(1, end), "scan \(i)") }
+                    emit(line)
+                }
                 return
             }
             for bad in negativeCells(rec, setup: setup, channels: rec.metadata.forceChannels.map(\.id)) {

@@ -112,7 +112,12 @@ extension ForceStage {
                                        script: script == "session" ? .calibrationSession(massesGrams: parsedMasses ?? []) : .standard,
                                        labelCalibration: labelCalibration, scenarios: scenarios)
             let result: SynthResult
-            do { result = try Synthesizer.synthesize(options) } catch { throw CommandFailure(.badInput, error.description) }
+            var progress = StderrProgress("synth \(URL(fileURLWithPath: output).lastPathComponent)")
+            do { result = try Synthesizer.synthesize(options) { progress.update($0) } } catch {
+                progress.finish()
+                throw CommandFailure(.badInput, error.description)
+            }
+            progress.finish()
             let url = URL(fileURLWithPath: output)
             try writeOrFail(url) { try result.recording.write(to: $0) }
             let labels = result.recording.metadata.labels

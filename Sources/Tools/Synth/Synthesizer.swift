@@ -76,7 +76,9 @@ public enum Synthesizer {
     private enum Stream: UInt64 { case panel = 1, script, drops, spikes, noise, drift, clock, scenario }
 
     /// Synthesizes one recording.
-    public static func synthesize(_ options: SynthOptions) throws(SynthError) -> SynthResult {
+    /// - Parameter progress: called now and then with the fraction of scans made (0..<1); it
+    ///   does not change what is made.
+    public static func synthesize(_ options: SynthOptions, progress: ((Double) -> Void)? = nil) throws(SynthError) -> SynthResult {
         guard options.duration > 0, options.duration.isFinite else { throw .nonPositiveDuration(options.duration) }
         if let n = options.presses, n < 1 { throw .nonPositivePresses(n) }
         let artefacts = options.artefacts
@@ -190,6 +192,7 @@ public enum Synthesizer {
         var relaxFrom = 0  // first press whose relaxation may still matter
         bytes.withUnsafeMutableBytes { raw in
             for (row, t) in times.enumerated() {
+                if let progress, row & 4095 == 0 { progress(Double(row) / Double(times.count)) }
                 // Mechanical: the finger's force, plus the panel relaxing after earlier presses.
                 for c in 0..<cellForce.count { cellForce[c] = 0 }
                 if let p = script.pressIndex(at: t) {
