@@ -26,8 +26,8 @@ extension ForceStage {
         @Option(name: .customLong("channel"), help: "A force channel to calibrate (repeat for several cells); default: the device's first buffered voltage input.")
         var channels: [String] = []
 
-        @Option(help: "Scans per second when the device has no sampling_frequency.")
-        var rate: Double?
+        @OptionGroup var rateOption: RateOption
+        var rate: Double? { rateOption.rate }
 
         @Option(help: "Analyse a recording of a calibration session instead of a live device.")
         var fromRecording: String?
@@ -88,7 +88,6 @@ extension ForceStage {
             try checkOption(unloadedSeconds, "--unloaded-seconds", 0.5...3600, "seconds")
             try checkOption(verifyPresses, "--verify-presses", 0...1000, "presses")
             try checkOption(masses, "--masses", 1...32, "masses")
-            try checkOption(rate, "--rate", Limits.sampleRateHz, "scans per second")
             for m in mass { try checkOption(m, "--mass", 0.001...1_000_000, "grams") }
             if !(verifyTimeout > 0 && verifyTimeout <= 86_400) { throw ValidationError("--verify-timeout must be above 0 and at most 86400 seconds") }
         }
@@ -109,7 +108,7 @@ extension ForceStage {
             let live: LiveScans
             switch LiveScans.open(source, channels: channels, rate: rate, trigger: triggerOptions.trigger) {
             case .success(let s): live = s
-            case .failure(let m): throw fail("calibrate", m.description)
+            case .failure(let m): throw CommandFailure(.deviceFault, m.description)
             }
             ui.say("Calibrating \(live.displayName): channel\(live.channelIDs.count == 1 ? "" : "s") \(live.channelIDs.joined(separator: ", ")), \(JSON.format(live.sampleRateHz)) scans/s. Ctrl-C stops at any step; nothing is saved until the end.")
             live.start()
@@ -137,7 +136,7 @@ extension ForceStage {
         private func runSession(metadata: RecordingMetadata, layout: ScanLayout, ui: SessionUI, source: String,
                                 pump: (_ feed: ([UInt8]) -> Void, _ session: SessionDriver) throws -> Bool) throws {
             let force = metadata.forceChannels
-            guard !force.isEmpty else { throw fail("calibrate", "\(source) has no force channel") }
+            guard !force.isEmpty else { throw CommandFailure(.deviceFault, "\(source) has no force channel") }
             var plan = CalibrationPlan(channels: force.map(\.id), channelMaximumRaw: force.map { $0.format.maximumRaw },
                                        sampleRateHz: metadata.sampleRateHz)
             plan.massCount = massCount
@@ -159,7 +158,7 @@ extension ForceStage {
             }
             if driver.step == .verify { ui.handle(driver.finishVerification(atScan: driver.scansSeen)) }
             guard driver.step == .done, let result = driver.result else {
-                throw fail("calibrate", "the session ended during step \(driver.step) (\(driver.progressText)); nothing saved. Record a whole session: unloaded, the mass\(massCount == 1 ? "" : "es"), \(plan.lightPresses) light and \(plan.firmPresses) firm presses", code: 3)
+                throw CommandFailure(.incomplete, "the session ended during step \(driver.step) (\(driver.progressText)); nothing saved. Record a whole session: unloaded, the mass\(massCount == 1 ? "" : "es"), \(plan.lightPresses) light and \(plan.firmPresses) firm presses")
             }
             let url = URL(fileURLWithPath: output)
             let label: String? = anyLabel ? nil : (matchLabel ?? metadata.deviceLabel)
@@ -178,7 +177,7 @@ extension ForceStage {
             do {
                 try ui.saving(output) { try Profile.save(text, to: url) }
             } catch {
-                throw fail("calibrate", "cannot save \(output): \(error); nothing was replaced")
+                throw CommandFailure(.deviceFault, "cannot save \(output): \(error); nothing was replaced")
             }
             ui.say("Saved \(output) (profile \"\(profileName)\", matches name \(metadata.deviceName)\(label.map { ", label \($0)" } ?? ", any label")).")
             let recording = try Recording(metadata: RecordingMetadata(
@@ -189,7 +188,7 @@ extension ForceStage {
                 labels: fromRecording == nil ? [] : metadata.labels), scans: driver.bytes)
             if let saveSession {
                 do { try recording.write(to: URL(fileURLWithPath: saveSession)) } catch {
-                    throw fail("calibrate", "cannot write the session recording \(saveSession): \(error)")
+                    throw CommandFailure(.deviceFault, "cannot write the session recording \(saveSession): \(error)")
                 }
                 ui.say("Session recording: \(saveSession)")
             }
@@ -201,7 +200,7 @@ extension ForceStage {
                     try AtomicFile.write(Data(p.svg(recording, setup: setup).utf8), to: URL(fileURLWithPath: plot))
                     ui.say("Plot: \(plot)")
                 } catch {
-                    throw fail("calibrate", "cannot write the plot \(plot): \(error)")
+                    throw CommandFailure(.deviceFault, "cannot write the plot \(plot): \(error)")
                 }
             }
         }
