@@ -1,3 +1,4 @@
+// Over 300 lines: one suite of session scenarios sharing its stream and held-back helpers.
 import Foundation
 import TestSupport
 import Testing

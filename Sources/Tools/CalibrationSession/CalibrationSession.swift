@@ -1,3 +1,4 @@
+// Over 300 lines: one state machine whose steps share one activity detector; its types, arithmetic and words are in their own files.
 import ForceStageCore
 import ForceStageFormats
 
