@@ -4,9 +4,10 @@ import PackageDescription
 // The house (README, "Map of the house"): arrows point inward, toward Core.
 //
 //   CLI (forcestage) ──► Service ──► IIO ──────────────────────► Core
+//        └──► CommandLine (options, failures) ──► Formats, IIO
 //        │                  └──────► Formats ──► Gestures ──► Core
 //        └──► Tools ──► Formats
-//   Bench (forcestage-bench) ──► Tools, Formats, Core, malloc-interposer
+//   Bench (forcestage-bench) ──► CommandLine, Tools, Formats, Core, malloc-interposer
 //   hardware/emulator ──► Formats, Core
 //
 // The shipped `forcestage` never links Bench or malloc-interposer.
@@ -91,6 +92,16 @@ let package = Package(
             dependencies: ["ForceStageCore", "ForceStageFormats"],
             path: "hardware/emulator"
         ),
+        // The command line both programs share: the option groups (PanelOptions:
+        // device, calibration, rate), the one error type and its exit statuses.
+        .target(
+            name: "ForceStageCommandLine",
+            dependencies: [
+                "ForceStageFormats", "ForceStageIIO",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Sources/CommandLine"
+        ),
         // CLI: `forcestage`, one thin file per subcommand.
         .executableTarget(
             name: "forcestage",
@@ -102,6 +113,7 @@ let package = Package(
                 "ForceStageIIO",
                 "ForceStageEmulator",
                 "ForceStageService",
+                "ForceStageCommandLine",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -120,7 +132,7 @@ let package = Package(
         .executableTarget(
             name: "forcestage-bench",
             dependencies: [
-                "ForceStageCore", "ForceStageFormats", "ForceStageTools", "ForceStageBench",
+                "ForceStageCore", "ForceStageFormats", "ForceStageTools", "ForceStageBench", "ForceStageCommandLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/Bench/Command"

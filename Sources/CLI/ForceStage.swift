@@ -1,4 +1,6 @@
 import ArgumentParser
+// Options, CommandFailure and emit for every file of the executable.
+@_exported import ForceStageCommandLine
 import ForceStageFormats
 import ForceStageTools
 
@@ -13,4 +15,7 @@ struct ForceStage: ParsableCommand {
             Calibrate.self, ProfileCommand.self, Plot.self, Meter.self, Completions.self,
         ]
     )
+
+    /// Every failure is one line and a documented exit status (``runCommandLine(_:)``).
+    static func main() { runCommandLine(Self.self) }
 }

@@ -25,6 +25,57 @@ extension JSON {
         if case .object(let m) = self { return m }
         return nil
     }
+
+    /// An object's member `key` (the first, as keys are unique once parsed), nil otherwise.
+    public subscript(key: String) -> JSON? {
+        members?.first { $0.0 == key }?.1
+    }
+
+    /// A number as a Double, nil for other values.
+    public var number: Double? {
+        switch self {
+        case .int(let i): return Double(i)
+        case .double(let d): return d
+        default: return nil
+        }
+    }
+
+    /// A whole number (an integer, or a double with no fraction in range), nil otherwise.
+    public var integer: Int64? {
+        switch self {
+        case .int(let i): return i
+        case .double(let d): return d == d.rounded() && abs(d) < 9e15 ? Int64(d) : nil
+        default: return nil
+        }
+    }
+
+    /// A string's text, nil for other values.
+    public var string: String? {
+        if case .string(let s) = self { return s }
+        return nil
+    }
+
+    /// An array's elements, nil for other values.
+    public var elements: [JSON]? {
+        if case .array(let a) = self { return a }
+        return nil
+    }
+
+    /// A scalar for people: a string as it is, a number as ``format(_:)`` writes it,
+    /// `true`/`false`/`null`; arrays and objects as compact JSON.
+    public var displayText: String {
+        switch self {
+        case .string(let s): return s
+        case .int(let i): return String(i)
+        case .double(let d): return JSON.format(d)
+        case .bool(let b): return b ? "true" : "false"
+        case .null: return "null"
+        case .array, .object: return rendered()
+        }
+    }
+
+    /// Parses UTF-8 text (a status line, a small description file).
+    public static func parse(_ text: String) throws(JSONParseError) -> JSON { try parse(Array(text.utf8)) }
 }
 
 struct JSONReader {

@@ -94,6 +94,12 @@ public struct RecordingCalibration: Equatable, Sendable {
         self.peekNewtons = peekNewtons
         self.popNewtons = popNewtons
     }
+
+    /// The classifier settings the calibration implies: its two levels, the
+    /// rest at their defaults.
+    public var classifierSettings: ClassifierSettings {
+        ClassifierSettings(peekNewtons: Float(peekNewtons), popNewtons: Float(popNewtons))
+    }
 }
 
 /// A ground-truth label.

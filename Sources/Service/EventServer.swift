@@ -89,7 +89,8 @@ final class EventClient {
     }
 
     private func dropNotice() -> String {
-        "{\"dropped\":\(pendingDrops),\"droppedTotal\":\(drops),\"reason\":\"this client did not read fast enough; its queue holds \(eventCapacity) events\"}\n"
+        JSON.object([("dropped", .int(pendingDrops)), ("droppedTotal", .int(drops)),
+                     ("reason", .string("this client did not read fast enough; its queue holds \(eventCapacity) events"))]).rendered() + "\n"
     }
 
     /// Writes what the socket takes without blocking.

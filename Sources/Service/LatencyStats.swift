@@ -1,3 +1,4 @@
+import ForceStageFormats
 /// The most recent latencies, kept in a fixed window, for percentiles on demand.
 /// Recording is O(1) with no allocation; percentiles sort a copy (status requests only).
 public struct LatencyStats: Sendable {
@@ -28,9 +29,6 @@ public struct LatencyStats: Sendable {
     public func percentiles(_ ps: [Double]) -> [Int64]? {
         guard !samples.isEmpty else { return nil }
         let sorted = samples.sorted()
-        return ps.map { p in
-            let rank = Int((p / 100 * Double(sorted.count)).rounded(.up))
-            return sorted[min(sorted.count - 1, max(0, rank - 1))]
-        }
+        return ps.map { percentile(sorted, $0 / 100)! }
     }
 }

@@ -7,14 +7,9 @@ import Foundation
 public enum PrometheusMetrics {
     /// The metrics for a status line (the JSON `status` reply), or `nil` when it is not one.
     public static func render(statusLine: String) -> String? {
-        guard let data = statusLine.data(using: .utf8),
-              let top = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-              let s = top["status"] as? [String: Any] else { return nil }
+        guard let top = try? JSON.parse(statusLine), let s = top["status"], s.members != nil else { return nil }
         var out = ""
-        func number(_ v: Any?) -> Double? {
-            if let n = v as? NSNumber { return n.doubleValue }
-            return nil
-        }
+        func number(_ v: JSON?) -> Double? { v?.number }
         func value(_ d: Double) -> String {
             if d.isNaN { return "NaN" }
             if d.isInfinite { return d > 0 ? "+Inf" : "-Inf" }
@@ -31,9 +26,10 @@ public enum PrometheusMetrics {
                 out += "forcestage_\(name)\(suffix)\(rest) \(value(v))\n"
             }
         }
-        func simple(_ name: String, _ type: String, _ help: String, _ v: Any?) { family(name, type, help, [("", number(v))]) }
+        func simple(_ name: String, _ type: String, _ help: String, _ v: JSON?) { family(name, type, help, [("", number(v))]) }
+        func simple(_ name: String, _ type: String, _ help: String, _ v: Double?) { family(name, type, help, [("", v)]) }
         func quantiles(_ name: String, _ help: String, _ key: String) {
-            guard let l = s[key] as? [String: Any], let n = number(l["samples"]) else { return }
+            guard let l = s[key], l.members != nil, let n = number(l["samples"]) else { return }
             var samples: [(String, Double?)] = []
             for (q, k) in [("0.5", "p50"), ("0.9", "p90"), ("0.99", "p99"), ("0.999", "p999"), ("1", "max")] {
                 samples.append(("{quantile=\"\(q)\"}", number(l[k]).map { $0 / 1000 }))
@@ -41,13 +37,13 @@ public enum PrometheusMetrics {
             samples.append(("_count", n))
             family(name, "summary", help + " (quantiles over the most recent events; 1 is the maximum since start)", samples)
         }
-        func escape(_ v: Any?) -> String {
-            "\(v ?? "")".replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+        func escape(_ v: String?) -> String {
+            (v ?? "").replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
                 .replacingOccurrences(of: "\n", with: "\\n")
         }
         family("info", "gauge", "The service's device, profile and version (always 1).",
-               [("{device=\"\(escape(s["device"]))\",profile=\"\(escape(s["profile"]))\",version=\"\(escape(forceStageVersion))\"}", 1)])
-        let health = s["health"] as? String ?? ""
+               [("{device=\"\(escape(s["device"]?.displayText))\",profile=\"\(escape(s["profile"]?.displayText))\",version=\"\(escape(forceStageVersion))\"}", 1)])
+        let health = s["health"]?.string ?? ""
         family("health", "gauge", "1 for the sensor's current state.",
                [ServiceHealth.starting, .streaming, .lost, .stopping].map { ("{state=\"\($0.name)\"}", $0.name == health ? 1 : 0) })
         simple("uptime_seconds", "gauge", "Seconds since the service started.", s["uptimeSeconds"])
@@ -56,7 +52,7 @@ public enum PrometheusMetrics {
         simple("scans_read_total", "counter", "Scans read from the device.", s["scansRead"])
         simple("dropped_scans_total", "counter", "Scans lost on the way (gaps in the sensor's timestamps).", s["droppedScans"])
         simple("events_total", "counter", "Events emitted.", s["events"])
-        let o = s["overflows"] as? [String: Any] ?? [:]
+        let o = s["overflows"] ?? .object([])
         family("overflows_total", "counter", "Entries a full ring could not take, by ring.",
                [("{ring=\"scan\"}", number(o["scanRing"])), ("{ring=\"classifier\"}", number(o["classifierRing"])),
                 ("{ring=\"event\"}", number(o["eventRing"]))])
@@ -67,7 +63,7 @@ public enum PrometheusMetrics {
         quantiles("host_latency_seconds", "Scan arrival to event written", "hostLatencyMs")
         quantiles("haptic_delay_seconds", "Scan arrival to the haptic effect's write returning", "hapticDelayMs")
         simple("haptic_failures_total", "counter", "Haptic plays that failed.", s["hapticFailures"])
-        simple("uinput_write_failures_total", "counter", "Writes to the uinput device that failed.", (s["uinput"] as? [String: Any])?["writeFailures"])
+        simple("uinput_write_failures_total", "counter", "Writes to the uinput device that failed.", s["uinput"]?["writeFailures"])
         simple("sensor_losses_total", "counter", "Times the sensor was lost.", s["losses"])
         simple("reloads_total", "counter", "Profile reloads applied.", s["reloads"])
         simple("reload_failures_total", "counter", "Profile reloads refused.", s["reloadFailures"])

@@ -1,3 +1,4 @@
+import ForceStageFormats
 import Foundation
 
 /// The client side of `forcestage status`: connects to the service's socket,
@@ -83,28 +84,27 @@ public enum StatusClient {
 
     /// The status line as text for people.
     public static func humanReadable(_ line: String) -> String {
-        guard let data = line.data(using: .utf8),
-              let top = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-              let s = top["status"] as? [String: Any] else { return line }
+        guard let top = try? JSON.parse(line), let s = top["status"], s.members != nil else { return line }
         // Values come from another process: shown escaped, never as terminal control.
-        func v(_ k: String) -> String { s[k].map { printable("\($0)".utf8) } ?? "-" }
+        func text(_ value: JSON?) -> String { value.map { printable($0.displayText.utf8) } ?? "-" }
+        func v(_ k: String) -> String { text(s[k]) }
         func lat(_ k: String) -> String {
-            guard let l = s[k] as? [String: Any], let n = l["samples"] as? Int, n > 0 else { return "no events yet" }
-            return ["p50", "p90", "p99", "p999", "max"].map { "\($0 == "p999" ? "p99.9" : $0) \(l[$0].map { "\($0)" } ?? "-")" }.joined(separator: "  ") + " ms  (\(n) events)"
+            guard let l = s[k], let n = l["samples"]?.integer, n > 0 else { return "no events yet" }
+            return ["p50", "p90", "p99", "p999", "max"].map { "\($0 == "p999" ? "p99.9" : $0) \(text(l[$0]))" }.joined(separator: "  ") + " ms  (\(n) events)"
         }
-        let o = s["overflows"] as? [String: Any] ?? [:]
+        let o = s["overflows"] ?? .object([])
         var extra = ""
         let haptic = s["hapticDelayMs"] == nil ? "" :
             "\nhaptic delay    \(lat("hapticDelayMs"))  on \(v("hapticDevice")), \(v("hapticFailures")) failed"
-        if let u = s["uinput"] as? [String: Any] {
-            extra += "\nuinput          \(u["name"].map { "\($0)" } ?? "-") at \(u["device"].map { "\($0)" } ?? "-"), \(u["writeFailures"].map { "\($0)" } ?? "-") failed writes"
+        if let u = s["uinput"], u.members != nil {
+            extra += "\nuinput          \(text(u["name"])) at \(text(u["device"])), \(text(u["writeFailures"])) failed writes"
         }
         return """
         health          \(v("health"))  \(v("device"))  pid \(v("pid"))  up \(v("uptimeSeconds")) s
         profile         \(v("profile"))  \(v("sampleRateHz")) scans/s  \(v("scansPerRefill")) scans per refill
         scans           \(v("scans")) classified, \(v("scansRead")) read, \(v("droppedScans")) dropped (timestamp gaps)
         events          \(v("events"))
-        overflows       scan ring \(o["scanRing"].map { "\($0)" } ?? "-"), classifier ring \(o["classifierRing"].map { "\($0)" } ?? "-"), event ring \(o["eventRing"].map { "\($0)" } ?? "-")
+        overflows       scan ring \(text(o["scanRing"])), classifier ring \(text(o["classifierRing"])), event ring \(text(o["eventRing"]))
         budget          \(v("budgetMs")) ms, worst case \(v("worstCaseMs")) ms, \(v("budgetViolations")) violations
         latency         \(lat("latencyMs"))
         host latency    \(lat("hostLatencyMs"))\(haptic)

@@ -47,11 +47,3 @@ public final class Wakeup: @unchecked Sendable {
     }
 }
 
-/// Nanoseconds on CLOCK_MONOTONIC, the clock drivers stamp scans with once
-/// `current_timestamp_clock` is `monotonic`.
-@inline(__always)
-public func monotonicNanoseconds() -> Int64 {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Int64(ts.tv_sec) &* 1_000_000_000 &+ Int64(ts.tv_nsec)
-}

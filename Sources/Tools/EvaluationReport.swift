@@ -78,12 +78,6 @@ public struct EvaluationReport: Sendable {
 
     private static let quantiles: [(String, Double)] = [("p50", 0.5), ("p90", 0.9), ("p99", 0.99), ("max", 1.0)]
 
-    private static func msPercentile(_ sorted: [Double], _ q: Double) -> Double? {
-        guard !sorted.isEmpty else { return nil }
-        let rank = Int((q * Double(sorted.count)).rounded(.up))
-        return sorted[min(sorted.count - 1, max(0, rank - 1))]
-    }
-
     /// The position error line, when any matched label carries a position.
     private static func positionLine(_ errors: [Double], unpositioned: Int) -> String? {
         guard !errors.isEmpty || unpositioned > 0 else { return nil }
@@ -105,7 +99,7 @@ public struct EvaluationReport: Sendable {
         func row(_ name: String, _ labels: Int, _ events: Int, _ p: Double, _ r: Double, _ f: Double, _ fe: Int, _ mi: Int,
                  _ within: Double, _ scans: [Int64], _ ms: [Double]) -> String {
             let lat = EvaluationReport.quantiles.map { (n, q) in
-                "\(n) \(percentile(scans, q).map(String.init) ?? "-")/\(EvaluationReport.msPercentile(ms, q).map { fixed($0, 1) } ?? "-")"
+                "\(n) \(percentile(scans, q).map(String.init) ?? "-")/\(percentile(ms, q).map { fixed($0, 1) } ?? "-")"
             }.joined(separator: " ")
             return name.padding(toLength: 34, withPad: " ", startingAt: 0) +
                 " labels \(labels) events \(events)  P \(fixed(p, 3)) R \(fixed(r, 3)) F1 \(fixed(f, 3))" +
@@ -156,7 +150,7 @@ public struct EvaluationReport: Sendable {
                 ("presses", .int(Int64(pressLabels))), ("pressesWithinTarget", .int(Int64(within))),
                 ("withinTargetFraction", .double(fraction)),
                 ("latencyScans", .object(EvaluationReport.quantiles.map { ($0.0, percentile(scans, $0.1).map { .int($0) } ?? .null) })),
-                ("latencyMs", .object(EvaluationReport.quantiles.map { ($0.0, EvaluationReport.msPercentile(ms, $0.1).map { .double(($0 * 1000).rounded() / 1000) } ?? .null) })),
+                ("latencyMs", .object(EvaluationReport.quantiles.map { ($0.0, percentile(ms, $0.1).map { .double(($0 * 1000).rounded() / 1000) } ?? .null) })),
             ]
         }
         let perRecording: [JSON] = entries.map { e in

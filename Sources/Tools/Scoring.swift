@@ -126,20 +126,6 @@ public func score(events all: [ForceEvent], labels unsorted: [Label], sampleRate
                  falseEvents: falseEvents, misses: misses, pressLabels: presses, pressesWithinTarget: within)
 }
 
-/// The value at quantile `q` (0...1) of sorted values, nearest-rank.
-public func percentile(_ sorted: [Double], _ q: Double) -> Double? {
-    guard !sorted.isEmpty else { return nil }
-    let rank = Int((q * Double(sorted.count)).rounded(.up))
-    return sorted[min(sorted.count - 1, max(0, rank - 1))]
-}
-
-/// The value at quantile `q` (0...1) of sorted values, nearest-rank.
-public func percentile<T: BinaryInteger>(_ sorted: [T], _ q: Double) -> T? {
-    guard !sorted.isEmpty else { return nil }
-    let rank = Int((q * Double(sorted.count)).rounded(.up))
-    return sorted[min(sorted.count - 1, max(0, rank - 1))]
-}
-
 /// Why an event and the labels disagree, so a user tuning a panel sees why a score is low.
 public enum DisagreementKind: String, CaseIterable, Sendable {
     /// An event with no label of its kind anywhere near it.

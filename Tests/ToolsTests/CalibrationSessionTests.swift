@@ -1,3 +1,4 @@
+// Over 300 lines: one suite of session scenarios sharing its stream and held-back helpers.
 import Foundation
 import TestSupport
 import Testing
@@ -22,7 +23,7 @@ func runSession(_ recording: Recording, masses: [Double], curve: Bool = false) t
         for i in 0..<recording.scanCount where session.step != .done {
             let base = raw.baseAddress! + i * layout.scanSize
             let values = slots.map { layout[$0].format.decode(base + layout[$0].offset) }
-            notes += session.feed(values, sample: i, timestampNs: layout[ts].format.decode(base + layout[ts].offset))
+            notes += session.handle(.scan(values, sample: i, timestampNs: layout[ts].format.decode(base + layout[ts].offset)))
         }
     }
     if session.step == .verify { notes += session.finishVerification(atScan: recording.scanCount) }
@@ -111,14 +112,23 @@ struct CalibrationSessionTests {
         _ = try checkHeldBack(.fsrADS1115, unit: 5, result: result, duration: 40)
     }
 
-    @Test("A four-cell panel shares one gain across its cells and still separates the presses")
-    func panel4Session() throws {
-        let session = try Synthesizer.synthesize(SynthOptions(panel: .panel4, seed: 1, duration: 1, unitSeed: 9,
+    @Test("A four-cell panel is calibrated cell by cell: each gain within 1 % of the model's, positions at the corners, F1 1.0 held back",
+          arguments: [9, 3, 17] as [UInt64])
+    func panel4Session(unit: UInt64) throws {
+        let session = try Synthesizer.synthesize(SynthOptions(panel: .panel4, seed: 1, duration: 1, unitSeed: unit,
                                                               script: .calibrationSession(massesGrams: [500])))
         let (s, notes) = try runSession(session.recording, masses: [500])
         let result = try #require(s.result, "notes: \(notes)")
         #expect(result.calibration.count == 4)
-        _ = try checkHeldBack(.panel4, unit: 9, result: result, duration: 40)
+        for (c, truth) in zip(result.calibration, session.model.calibration.force) {
+            guard case .linear(_, let gain) = c.mapping, case .linear(_, let model) = truth.mapping else { Issue.record("not linear"); continue }
+            #expect(abs(gain / model - 1) < 0.01, "\(c.channel): \(gain) N/count vs the model's \(model)")
+        }
+        #expect(result.calibration.map(\.position) == [PlatePoint(x: 0, y: 0), PlatePoint(x: 1, y: 0), PlatePoint(x: 0, y: 1), PlatePoint(x: 1, y: 1)])
+        // The check on the middle, which no placement used, read the mass back.
+        let check = notes.compactMap { n -> String? in if case .measured(.check, let text) = n { return text }; return nil }
+        #expect(check.count == 1 && check[0].contains("on the check spot read"), "\(notes)")
+        _ = try checkHeldBack(.panel4, unit: unit, result: result, duration: 40)
     }
 
     @Test("A mass of zero or less is refused with a message that says what to do")

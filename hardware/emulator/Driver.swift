@@ -77,11 +77,6 @@ public final class Driver: @unchecked Sendable {
         thread.start()
     }
 
-    private static func now(_ clock: clockid_t = CLOCK_MONOTONIC) -> Int64 {
-        var ts = timespec()
-        clock_gettime(clock, &ts)
-        return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
-    }
 
     private static func sleep(untilMonotonic ns: Int64) {
         var ts = timespec(tv_sec: Int(ns / 1_000_000_000), tv_nsec: Int(ns % 1_000_000_000))
@@ -134,13 +129,13 @@ public final class Driver: @unchecked Sendable {
         let total = recording.scanCount
         let vanishScan = options.vanish.map { Int($0.at * device.sampleRateHz) }
         // Anchor the timeline so the first scan of this session is due now.
-        let anchorNs = Self.now() - Int64(Double(position) * periodNs)
+        let anchorNs = monotonicNanoseconds() - Int64(Double(position) * periodNs)
         var out = [UInt8](repeating: 0, count: perWrite * scanSize)
-        var lastEnableCheck = Self.now()
+        var lastEnableCheck = monotonicNanoseconds()
 
         recording.scans.withUnsafeBytes { scans in
             while !state.stop {
-                let now = Self.now()
+                let now = monotonicNanoseconds()
                 if now - lastEnableCheck > 2_000_000 {
                     lastEnableCheck = now
                     if !device.isEnabled { return }
@@ -171,7 +166,7 @@ public final class Driver: @unchecked Sendable {
                     count = max(1, min(perWrite, due - position, total - position))
                 }
                 if let vanishScan, !vanishDone { count = max(1, min(count, vanishScan - position)) }
-                let stamp = options.restamp ? Self.now(clock) : 0
+                let stamp = options.restamp ? clockNanoseconds(clock) : 0
                 out.withUnsafeMutableBytes { dst in
                     for k in 0..<count {
                         let src = scans.baseAddress! + (position + k) * source.scanSize
@@ -183,7 +178,7 @@ public final class Driver: @unchecked Sendable {
                             } else if let from = c.from {
                                 memcpy(d + c.to, src + from, c.bytes)
                             } else if c.isTimestamp {
-                                c.format.encode(Self.now(clock), to: d + c.to)
+                                c.format.encode(clockNanoseconds(clock), to: d + c.to)
                             } else {
                                 c.format.encode(c.raw, to: d + c.to)
                             }
@@ -214,7 +209,7 @@ public final class Driver: @unchecked Sendable {
         state.vanished = true
         device.remove()
         let gapNs = Int64((vanish.returnAt - vanish.at) / (options.speed ?? 1) * 1e9)
-        Self.sleep(untilMonotonic: Self.now() + max(0, gapNs))
+        Self.sleep(untilMonotonic: monotonicNanoseconds() + max(0, gapNs))
         position = min(recording.scanCount, Int(vanish.returnAt * device.sampleRateHz))
         try? device.create()
         state.vanished = false

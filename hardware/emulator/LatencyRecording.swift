@@ -49,9 +49,7 @@ final class LatencyMeter: @unchecked Sendable {
         while true {
             let chunk = handle.availableData
             if chunk.isEmpty { break }
-            var ts = timespec()
-            clock_gettime(CLOCK_MONOTONIC, &ts)
-            let now = Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
+            let now = monotonicNanoseconds()
             pending.append(chunk)
             while let nl = pending.firstIndex(of: 10) {
                 let line = String(decoding: pending[pending.startIndex..<nl], as: UTF8.self)

@@ -46,23 +46,27 @@ public struct SensorDescription: Sendable {
         func fail(_ key: String?, _ problem: String) -> InputError {
             InputError(file: url.path, key: key, problem: problem, hint: "see hardware/sensors/hx711.json for the shape")
         }
-        guard let data = try? Data(contentsOf: url) else { throw fail(nil, "cannot read") }
-        guard let root = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else { throw fail(nil, "not a JSON object") }
-        guard let sensor = root["sensor"] as? String, let name = root["name"] as? String else { throw fail("sensor", "sensor and name are required strings") }
-        let rate = (root["defaultRateHz"] as? NSNumber)?.doubleValue ?? 100
-        let sf = SamplingFrequency(rawValue: root["samplingFrequency"] as? String ?? "none") ?? .none
+        guard let data = try? Data(contentsOf: url), data.count <= Limits.maximumMetadataBytes else { throw fail(nil, "cannot read (or larger than \(Limits.maximumMetadataBytes) bytes)") }
+        let root: JSON
+        do { root = try JSON.parse(Array(data)) } catch {
+            throw InputError(file: url.path, line: error.line, problem: error.message, hint: "see hardware/sensors/hx711.json for the shape")
+        }
+        guard root.members != nil else { throw fail(nil, "not a JSON object") }
+        guard let sensor = root["sensor"]?.string, let name = root["name"]?.string else { throw fail("sensor", "sensor and name are required strings") }
+        let rate = root["defaultRateHz"]?.number ?? 100
+        let sf = SamplingFrequency(rawValue: root["samplingFrequency"]?.string ?? "none") ?? .none
         var channels: [Channel] = []
-        for (i, any) in ((root["channels"] as? [Any]) ?? []).enumerated() {
-            guard let c = any as? [String: Any], let id = c["id"] as? String, let index = (c["index"] as? NSNumber)?.intValue,
-                  let text = c["format"] as? String else { throw fail("channels[\(i)]", "needs id, index and format") }
+        for (i, c) in (root["channels"]?.elements ?? []).enumerated() {
+            guard let id = c["id"]?.string, let index = c["index"]?.integer.flatMap({ Int(exactly: $0) }),
+                  let text = c["format"]?.string else { throw fail("channels[\(i)]", "needs id, index and format") }
             let format: ChannelFormat
             do { format = try ChannelFormat(parsing: text) } catch { throw fail("channels[\(i)].format", error.message) }
-            channels.append(Channel(id: id, index: index, format: format, scale: (c["scale"] as? NSNumber)?.doubleValue,
-                                    offset: (c["offset"] as? NSNumber)?.doubleValue, raw: (c["raw"] as? NSNumber)?.int64Value ?? 0))
+            channels.append(Channel(id: id, index: index, format: format, scale: c["scale"]?.number,
+                                    offset: c["offset"]?.number, raw: c["raw"]?.integer ?? 0))
         }
-        let files = ((root["files"] as? [String: Any]) ?? [:]).compactMap { k, v in (v as? String).map { (k, $0) } }.sorted { $0.0 < $1.0 }
-        return SensorDescription(sensor: sensor, name: name, label: root["label"] as? String, defaultRateHz: rate,
-                                 samplingFrequency: sf, timestampIndex: (root["timestampIndex"] as? NSNumber)?.intValue,
+        let files = (root["files"]?.members ?? []).compactMap { k, v in v.string.map { (k, $0) } }.sorted { $0.0 < $1.0 }
+        return SensorDescription(sensor: sensor, name: name, label: root["label"]?.string, defaultRateHz: rate,
+                                 samplingFrequency: sf, timestampIndex: root["timestampIndex"]?.integer.flatMap { Int(exactly: $0) },
                                  channels: channels, files: files)
     }
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ForceStageCommandLine
 import ForceStageBench
 import ForceStageCore
 import ForceStageFormats
@@ -27,8 +28,8 @@ struct Bench: ParsableCommand {
     @Argument(help: "Recordings (STEM.json); default: the bundled demo recording.")
     var recordings: [String] = []
 
-    @Option(help: "A profile (TOML) to use instead of each recording's calibration.")
-    var profile: String?
+    /// --profile or --calibration instead of the recording's own calibration.
+    @OptionGroup var calibration: CalibrationOptions
 
     @Option(help: "Seconds to spend timing each loop on each recording.")
     var seconds: Double = 0.5
@@ -40,21 +41,24 @@ struct Bench: ParsableCommand {
         guard seconds > 0, seconds <= 600 else { throw ValidationError("--seconds must be in (0, 600]") }
     }
 
+    /// Every failure is one line and a documented exit status, as in `forcestage`.
+    static func main() { runCommandLine(Self.self) }
+
     func run() throws {
         var paths = recordings
         if paths.isEmpty {
             guard let demo = bundledDemoRecording() else {
-                fail("no recording given and the bundled demo (hardware/recordings/demo-hx711.json) is not here; pass REC.json")
+                throw CommandFailure(.usage, "no recording given and the bundled demo (hardware/recordings/demo-hx711.json) is not here; pass REC.json")
             }
             paths = [demo.path]
         }
         var reports: [WorkloadReport] = []
         for path in paths {
-            let recording = loadRecording(path)
-            let setup = makeSetup(for: recording, path: path, profile: profile)
+            let recording = try loadRecording(path)
+            let setup = try makeSetup(for: recording, path: path, calibration: calibration)
             let name = URL(fileURLWithPath: path).lastPathComponent
             let workload: Workload
-            do { workload = try Workload(recording, name: name, setup: setup) } catch { fail("\(error)") }
+            do { workload = try Workload(recording, name: name, setup: setup) } catch { throw CommandFailure(.badInput, "\(path): \(error)") }
             reports.append(measure(workload, seconds: seconds))
         }
         emit(json ? benchJSON(reports).rendered(indent: 2) : benchText(reports))

@@ -35,13 +35,6 @@ extension Workload {
     }
 }
 
-/// Monotonic nanoseconds.
-@inline(__always)
-func nowNs() -> Int64 {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
-}
 
 /// The thread whose allocations are counted.
 nonisolated(unsafe) private var countedThread: pthread_t?
@@ -129,12 +122,12 @@ public func measure(_ workload: Workload, seconds: Double = 0.5, kernels: [Kerne
         blackhole += workload.run(kernel, events: &sink)
         let passAllocations = countAllocations { blackhole += workload.run(kernel, events: &sink) }
         var best = Int64.max
-        let deadline = nowNs() + Int64(seconds * 1e9)
+        let deadline = monotonicNanoseconds() + Int64(seconds * 1e9)
         var passes = 0
-        while passes < 3 || nowNs() < deadline {
-            let t0 = nowNs()
+        while passes < 3 || monotonicNanoseconds() < deadline {
+            let t0 = monotonicNanoseconds()
             blackhole += workload.run(kernel, events: &sink)
-            best = min(best, nowNs() - t0)
+            best = min(best, monotonicNanoseconds() - t0)
             passes += 1
         }
         figures.append(KernelFigures(kernel: kernel, nsPerScan: Double(best) / Double(max(1, workload.scanCount)),

@@ -16,7 +16,11 @@ extension ForceStage {
             the same analysis over a recording of such a session (e.g. `forcestage synth --script session`). \
             Every recommended value is explained in one line. The profile is saved atomically and only \
             if it validates; Ctrl-C at any step saves nothing.
-            Exit status: 0 saved (or declined), 1 bad input or no device, 3 the session could not finish, 130 interrupted.
+            A panel of four force channels is calibrated cell by cell: one known mass is set down on a \
+            mark over each cell (15 % in from its corner), each cell gets its own zero and gain, the \
+            result is checked on the middle of the plate (a spot no placement used), and the profile \
+            holds each cell's position (the recording spec's corners in channel order).
+            Exit status: 0 saved (or declined), 1 no device, 2 bad input, 3 the session could not finish, 64 usage, 130 interrupted.
             """)
 
         @OptionGroup var source: DeviceOptions
@@ -26,8 +30,8 @@ extension ForceStage {
         @Option(name: .customLong("channel"), help: "A force channel to calibrate (repeat for several cells); default: the device's first buffered voltage input.")
         var channels: [String] = []
 
-        @Option(help: "Scans per second when the device has no sampling_frequency.")
-        var rate: Double?
+        @OptionGroup var rateOption: RateOption
+        var rate: Double? { rateOption.rate }
 
         @Option(help: "Analyse a recording of a calibration session instead of a live device.")
         var fromRecording: String?
@@ -88,7 +92,6 @@ extension ForceStage {
             try checkOption(unloadedSeconds, "--unloaded-seconds", 0.5...3600, "seconds")
             try checkOption(verifyPresses, "--verify-presses", 0...1000, "presses")
             try checkOption(masses, "--masses", 1...32, "masses")
-            try checkOption(rate, "--rate", Limits.sampleRateHz, "scans per second")
             for m in mass { try checkOption(m, "--mass", 0.001...1_000_000, "grams") }
             if !(verifyTimeout > 0 && verifyTimeout <= 86_400) { throw ValidationError("--verify-timeout must be above 0 and at most 86400 seconds") }
         }
@@ -96,7 +99,7 @@ extension ForceStage {
         var massCount: Int { masses ?? (mass.isEmpty ? (curve ? 3 : 1) : mass.count) }
 
         func run() throws {
-            let ui = SessionUI(interactive: fromRecording == nil)
+            let ui = SessionTerminal(interactive: fromRecording == nil)
             if let path = fromRecording {
                 let recording: Recording
                 do { recording = try Recording.load(URL(fileURLWithPath: path)) } catch { throw badInput(error) }
@@ -109,7 +112,7 @@ extension ForceStage {
             let live: LiveScans
             switch LiveScans.open(source, channels: channels, rate: rate, trigger: triggerOptions.trigger) {
             case .success(let s): live = s
-            case .failure(let m): throw fail("calibrate", m.description)
+            case .failure(let m): throw CommandFailure(.deviceFault, m.description)
             }
             ui.say("Calibrating \(live.displayName): channel\(live.channelIDs.count == 1 ? "" : "s") \(live.channelIDs.joined(separator: ", ")), \(JSON.format(live.sampleRateHz)) scans/s. Ctrl-C stops at any step; nothing is saved until the end.")
             live.start()
@@ -122,22 +125,22 @@ extension ForceStage {
                         ui.say("  ! \(why) during \(session.step); waiting for it to come back (Ctrl-C stops; nothing is saved)")
                     case .back:
                         ui.say("  device back; starting \(session.step) again")
-                        ui.handle(session.restartStep(atScan: session.scansSeen))
+                        ui.show(session.handle(.deviceBack(atScan: session.scansSeen)))
                     }
                 }
                 if session.step == .verify, ui.lineWaiting() {
                     _ = readLine()
-                    ui.handle(session.finishVerification(atScan: session.scansSeen))
+                    ui.show(session.handle(.enough(atScan: session.scansSeen)))
                 }
                 return true
             }
         }
 
         /// Runs the session over scans that `pump` delivers (it returns false once there are no more).
-        private func runSession(metadata: RecordingMetadata, layout: ScanLayout, ui: SessionUI, source: String,
+        private func runSession(metadata: RecordingMetadata, layout: ScanLayout, ui: SessionTerminal, source: String,
                                 pump: (_ feed: ([UInt8]) -> Void, _ session: SessionDriver) throws -> Bool) throws {
             let force = metadata.forceChannels
-            guard !force.isEmpty else { throw fail("calibrate", "\(source) has no force channel") }
+            guard !force.isEmpty else { throw CommandFailure(.deviceFault, "\(source) has no force channel") }
             var plan = CalibrationPlan(channels: force.map(\.id), channelMaximumRaw: force.map { $0.format.maximumRaw },
                                        sampleRateHz: metadata.sampleRateHz)
             plan.massCount = massCount
@@ -145,6 +148,9 @@ extension ForceStage {
             plan.verificationPresses = verifyPresses
             plan.verificationTimeoutSeconds = verifyTimeout
             plan.unloadedSeconds = unloadedSeconds
+            if plan.perCell && (massCount > 1 || curve) {
+                throw CommandFailure(.usage, "\(source): a panel of \(force.count) cells is calibrated cell by cell with one known mass, set down on each cell's mark in turn; give one --mass (no --masses, no --curve)")
+            }
             let driver = SessionDriver(CalibrationSession(plan: plan), decoder: ScanDecoder(metadata: metadata, layout: layout))
             ui.masses = mass
             ui.driver = driver
@@ -152,14 +158,14 @@ extension ForceStage {
                 ui.interrupted(step: driver.step)
             }
             _ = stop
-            ui.handle(driver.start())
+            ui.show(driver.start())
             var more = true
             while driver.step != .done && more {
                 more = try pump({ bytes in driver.feed(bytes, ui: ui) }, driver)
             }
-            if driver.step == .verify { ui.handle(driver.finishVerification(atScan: driver.scansSeen)) }
+            if driver.step == .verify { ui.show(driver.handle(.enough(atScan: driver.scansSeen))) }
             guard driver.step == .done, let result = driver.result else {
-                throw fail("calibrate", "the session ended during step \(driver.step) (\(driver.progressText)); nothing saved. Record a whole session: unloaded, the mass\(massCount == 1 ? "" : "es"), \(plan.lightPresses) light and \(plan.firmPresses) firm presses", code: 3)
+                throw CommandFailure(.incomplete, "the session ended during step \(driver.step) (\(driver.progressText)); nothing saved. Record a whole session: unloaded, the mass\(massCount == 1 ? "" : "es"), \(plan.lightPresses) light and \(plan.firmPresses) firm presses")
             }
             let url = URL(fileURLWithPath: output)
             let label: String? = anyLabel ? nil : (matchLabel ?? metadata.deviceLabel)
@@ -178,7 +184,7 @@ extension ForceStage {
             do {
                 try ui.saving(output) { try Profile.save(text, to: url) }
             } catch {
-                throw fail("calibrate", "cannot save \(output): \(error); nothing was replaced")
+                throw CommandFailure(.deviceFault, "cannot save \(output): \(error); nothing was replaced")
             }
             ui.say("Saved \(output) (profile \"\(profileName)\", matches name \(metadata.deviceName)\(label.map { ", label \($0)" } ?? ", any label")).")
             let recording = try Recording(metadata: RecordingMetadata(
@@ -189,7 +195,7 @@ extension ForceStage {
                 labels: fromRecording == nil ? [] : metadata.labels), scans: driver.bytes)
             if let saveSession {
                 do { try recording.write(to: URL(fileURLWithPath: saveSession)) } catch {
-                    throw fail("calibrate", "cannot write the session recording \(saveSession): \(error)")
+                    throw CommandFailure(.deviceFault, "cannot write the session recording \(saveSession): \(error)")
                 }
                 ui.say("Session recording: \(saveSession)")
             }
@@ -201,204 +207,9 @@ extension ForceStage {
                     try AtomicFile.write(Data(p.svg(recording, setup: setup).utf8), to: URL(fileURLWithPath: plot))
                     ui.say("Plot: \(plot)")
                 } catch {
-                    throw fail("calibrate", "cannot write the plot \(plot): \(error)")
+                    throw CommandFailure(.deviceFault, "cannot write the plot \(plot): \(error)")
                 }
             }
         }
     }
 }
-
-/// The session plus the scans it has seen.
-final class SessionDriver: @unchecked Sendable {
-    private let lock = NSLock()
-    private var _session: CalibrationSession
-    let decoder: ScanDecoder
-    private(set) var bytes: [UInt8] = []
-    private(set) var scansSeen = 0
-
-    init(_ session: CalibrationSession, decoder: ScanDecoder) {
-        _session = session
-        self.decoder = decoder
-    }
-
-    var session: CalibrationSession { lock.withLock { _session } }
-    var step: CalibrationStep { lock.withLock { _session.step } }
-    var result: CalibrationResult? { lock.withLock { _session.result } }
-
-    var progressText: String {
-        let s = session
-        switch s.step {
-        case .unloaded: return "the panel was never measured unloaded for \(JSON.format(s.plan.unloadedSeconds)) s"
-        case .mass(let i): return "mass \(i + 1) of \(s.plan.massCount) was not set down, left still and lifted off"
-        case .light, .firm: return "not enough \(s.step) were found"
-        default: return "\(s.step)"
-        }
-    }
-
-    func start() -> [SessionNote] { lock.withLock { _session.start() } }
-
-    func setMass(_ i: Int, grams: Double) throws(CalibrationInputError) {
-        lock.lock()
-        defer { lock.unlock() }
-        try _session.setMass(i, grams: grams)
-    }
-
-    func restartStep(atScan scan: Int) -> [SessionNote] { lock.withLock { _session.restartStep(atScan: scan) } }
-    func finishVerification(atScan scan: Int) -> [SessionNote] { lock.withLock { _session.finishVerification(atScan: scan) } }
-
-    /// Feeds whole scans, handing each scan's notes to `ui` as they come (a note may ask a question).
-    func feed(_ chunk: [UInt8], ui: SessionUI) {
-        bytes.append(contentsOf: chunk)
-        decoder.forEachScan(chunk) { raw, ts in
-            let notes = lock.withLock { _session.feed(raw, sample: scansSeen, timestampNs: ts) }
-            scansSeen += 1
-            if !notes.isEmpty { ui.handle(notes) }
-        }
-    }
-}
-
-/// What the person sees and answers.
-final class SessionUI: @unchecked Sendable {
-    let interactive: Bool
-    /// The step's progress bar goes to standard error, only when that is a terminal.
-    let progressTerminal = isatty(2) != 0
-    var masses: [Double] = []
-    weak var driver: SessionDriver?
-    private let saveLock = NSLock()
-    private var progressShown = false
-    /// What a save in progress or done wrote (a Ctrl-C after it must not say "nothing saved").
-    private var saved: String?
-
-    init(interactive: Bool) { self.interactive = interactive }
-
-    func say(_ line: String) {
-        endProgress()
-        FileHandle.standardOutput.write(Data((line + "\n").utf8))
-    }
-
-    private func endProgress() {
-        // The bar is cleared (it is on standard error; the lines stay on standard output).
-        if progressShown { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
-        progressShown = false
-    }
-
-    /// Whether a line of input is waiting on standard input.
-    func lineWaiting() -> Bool {
-        var fds = pollfd(fd: 0, events: Int16(POLLIN), revents: 0)
-        return poll(&fds, 1, 0) > 0 && fds.revents & Int16(POLLIN) != 0
-    }
-
-    func confirm(_ question: String) -> Bool {
-        endProgress()
-        FileHandle.standardOutput.write(Data(question.utf8))
-        guard let answer = readLine() else { return false }
-        let a = answer.trimmingCharacters(in: .whitespaces).lowercased()
-        return a.isEmpty || a == "y" || a == "yes"
-    }
-
-    /// Runs `body` so that Ctrl-C waits for it: a save in progress finishes.
-    func saving(_ path: String, _ body: () throws -> Void) throws {
-        saveLock.lock()
-        defer { saveLock.unlock() }
-        try body()
-        saved = path
-    }
-
-    /// Ctrl-C: say where, save nothing, end.
-    func interrupted(step: CalibrationStep) {
-        saveLock.lock()
-        endProgress()
-        if let saved {
-            FileHandle.standardError.write(Data("\nforcestage calibrate: interrupted after saving \(saved)\n".utf8))
-        } else {
-            FileHandle.standardError.write(Data("\nforcestage calibrate: interrupted during step \(step); nothing saved\n".utf8))
-        }
-        exit(130)
-    }
-
-    private func stepNumber(_ s: CalibrationStep) -> String {
-        switch s {
-        case .unloaded: return "Step 1 of 5"
-        case .mass: return "Step 2 of 5"
-        case .light: return "Step 3 of 5"
-        case .firm: return "Step 4 of 5"
-        case .verify: return "Step 5 of 5"
-        case .done: return "Done"
-        }
-    }
-
-    func handle(_ notes: [SessionNote]) {
-        for note in notes { handle(note) }
-    }
-
-    private func handle(_ note: SessionNote) {
-        guard let driver else { return }
-        let plan = driver.session.plan
-        switch note {
-        case .started(let step):
-            switch step {
-            case .unloaded:
-                say("\(stepNumber(step)): unloaded panel. Take everything off the panel and do not touch it for \(JSON.format(plan.unloadedSeconds)) s.")
-            case .mass(let i):
-                let of = plan.massCount > 1 ? " \(i + 1) of \(plan.massCount)" : ""
-                if i < masses.count {
-                    say("\(stepNumber(step)): known mass\(of). Set the \(JSON.format(masses[i])) g mass down in the middle of the panel, leave it about 3 s, then lift it off.")
-                    do { try driver.setMass(i, grams: masses[i]) } catch { say("  ! \(error)") }
-                } else {
-                    say("\(stepNumber(step)): known mass\(of). Weigh a mass, then set it down in the middle of the panel, leave it about 3 s, and lift it off.")
-                    askMass(i, driver: driver)
-                }
-            case .light:
-                say("\(stepNumber(step)): press lightly, as for a peek, \(plan.lightPresses) times: hold each about a second, then let go.")
-            case .firm:
-                say("\(stepNumber(step)): press firmly, as for a pop, \(plan.firmPresses) times: hold each about a second, then let go.")
-            case .verify:
-                say("\(stepNumber(step)): verification. Press lightly and firmly; each press is classified with the recommended profile. It ends after \(plan.verificationPresses) presses\(interactive ? " (or press Enter)" : ""), or after \(JSON.format(plan.verificationTimeoutSeconds)) s without a press (--verify-timeout).")
-            case .done:
-                break
-            }
-        case .progress(_, let fraction):
-            guard progressTerminal else { return }
-            let width = 30
-            let filled = Int((fraction * Double(width)).rounded())
-            let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
-            FileHandle.standardError.write(Data("\r  [\(bar)] \(Int((fraction * 100).rounded())) %".utf8))
-            progressShown = true
-        case .measured(_, let text):
-            say("  ok: \(text)")
-        case .pressCounted(let step, let count, let of, let stats):
-            say("  \(step == .light ? "light" : "firm") press \(count)/\(of): held \(fixedText2(stats.holdMedian)) N (\(fixedText2(stats.holdMinimum))-\(fixedText2(stats.holdMaximum))), tremor ±\(Int((stats.tremor * 100).rounded())) %, top \(fixedText2(stats.maximum)) N")
-        case .problem(_, let text, let restart):
-            say("  ! \(text)")
-            say("  starting \(restart) again")
-        case .recommended(let result):
-            say("Recommended (each value and why):")
-            for r in result.reasons { say("  \(r)") }
-        case .event(let e):
-            say("  \(e.kind.name.padding(toLength: 8, withPad: " ", startingAt: 0)) \(fixedText2(Double(e.forceNewtons))) N")
-        }
-    }
-
-    private func askMass(_ i: Int, driver: SessionDriver) {
-        while true {
-            endProgress()
-            FileHandle.standardOutput.write(Data("  mass \(i + 1) in grams: ".utf8))
-            guard let line = readLine() else {
-                say("  ! no answer (end of input); give the masses with --mass")
-                exit(1)
-            }
-            guard let grams = Double(line.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "g", with: "")) else {
-                say("  ! \"\(line)\" is not a number of grams; type e.g. 500")
-                continue
-            }
-            do {
-                try driver.setMass(i, grams: grams)
-                return
-            } catch {
-                say("  ! \(error)")
-            }
-        }
-    }
-}
-
-func fixedText2(_ v: Double) -> String { String(format: "%.2f", v) }

@@ -93,12 +93,12 @@ extension ForceStage {
         /// thread of ours could make the namespace switch unsafe.
         private func reexecInNamespace() throws {
             guard geteuid() == 0 else {
-                throw fail("emulate", "needs root to mount the emulated device in a private namespace; run it with sudo", code: 4)
+                throw CommandFailure(.environment, "needs root to mount the emulated device in a private namespace; run it with sudo")
             }
             let candidates: [String] = ["/usr/bin/unshare", "/bin/unshare"]
             let unshare = candidates.first { (path: String) -> Bool in access(path, X_OK) == 0 }
             guard let unshare else {
-                throw fail("emulate", "unshare not found; install util-linux", code: 4)
+                throw CommandFailure(.environment, "unshare not found; install util-linux")
             }
             var namespaces = ["-m"]
             if iiodPort != nil { namespaces.append("-n") }
@@ -106,10 +106,10 @@ extension ForceStage {
             probe.executableURL = URL(fileURLWithPath: unshare)
             probe.arguments = namespaces + ["--propagation", "private", "true"]
             probe.standardError = FileHandle.nullDevice
-            do { try probe.run() } catch { throw fail("emulate", "cannot run \(unshare): not found or not executable; install util-linux", code: 4) }
+            do { try probe.run() } catch { throw CommandFailure(.environment, "cannot run \(unshare): not found or not executable; install util-linux") }
             probe.waitUntilExit()
             guard probe.terminationStatus == 0 else {
-                throw fail("emulate", "cannot create a private mount namespace (unshare \(namespaces.joined(separator: " ")) failed); run as root on a host that allows it (a container needs CAP_SYS_ADMIN)", code: 4)
+                throw CommandFailure(.environment, "cannot create a private mount namespace (unshare \(namespaces.joined(separator: " ")) failed); run as root on a host that allows it (a container needs CAP_SYS_ADMIN)")
             }
             let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
             let args = [unshare] + namespaces + ["--propagation", "private", "--", me] + Array(CommandLine.arguments.dropFirst())
@@ -117,7 +117,7 @@ extension ForceStage {
             var cargs: [UnsafeMutablePointer<CChar>?] = args.map { strdup($0) }
             cargs.append(nil)
             execv(unshare, cargs)
-            throw fail("emulate", "cannot exec \(unshare): \(String(cString: strerror(errno)))", code: 4)
+            throw CommandFailure(.environment, "cannot exec \(unshare): \(String(cString: strerror(errno)))")
         }
     }
 }

@@ -19,8 +19,8 @@ extension ForceStage {
         @Argument(help: "Labelled recordings (STEM.json).")
         var recordings: [String]
 
-        @Option(help: "A profile (TOML) to use instead of each recording's calibration.")
-        var profile: String?
+        /// --profile or --calibration instead of the recording's own calibration.
+        @OptionGroup var calibration: CalibrationOptions
 
         @Flag(help: "Print the report as JSON.")
         var json = false
@@ -55,7 +55,7 @@ extension ForceStage {
                 guard !rec.metadata.labels.isEmpty else {
                     throw CommandFailure(.badInput, "\(path): no labels; evaluate needs ground truth (labels[] in the .json)")
                 }
-                let setup = try makeSetup(for: rec, path: path, profile: profile)
+                let setup = try makeSetup(for: rec, path: path, calibration: calibration)
                 let result = ForceStageTools.replay(rec, setup: setup)
                 let s = score(events: result.events, labels: rec.metadata.labels, sampleRateHz: setup.sampleRateHz)
                 let name = URL(fileURLWithPath: path).lastPathComponent

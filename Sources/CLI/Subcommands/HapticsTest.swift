@@ -9,12 +9,12 @@ extension ForceStage.Run {
     /// plus 50 ms apart, and prints how long each play took (call to write returning).
     func runHapticsTest(profile path: String, taps: Int) throws {
         let profile: Profile
-        do { profile = try Profile.load(URL(fileURLWithPath: path)) } catch { throw fail("run", error.description, code: 2) }
+        do { profile = try Profile.load(URL(fileURLWithPath: path)) } catch { throw CommandFailure(.badInput, error.description) }
         guard let settings = profile.haptics else {
-            throw fail("run", "\(path) has no [haptics] table; add one naming the actuator (device = \"/dev/input/eventN\")", code: 2)
+            throw CommandFailure(.badInput, "\(path) has no [haptics] table; add one naming the actuator (device = \"/dev/input/eventN\")")
         }
         let actuator: HapticActuator
-        do { actuator = try HapticActuator(settings) } catch { throw fail("run", error.description, code: error.code) }
+        do { actuator = try HapticActuator(settings) } catch { throw CommandFailure(code: error.code, error.description) }
         defer { actuator.close() }
         var delays: [Int64] = []
         delays.reserveCapacity(taps)
@@ -24,7 +24,7 @@ extension ForceStage.Run {
             if let d = actuator.play() { delays.append(d) }
         }
         let failed = taps - delays.count
-        guard !delays.isEmpty else { throw fail("run", "every play on \(settings.device) failed (write of EV_FF)") }
+        guard !delays.isEmpty else { throw CommandFailure(.deviceFault, "every play on \(settings.device) failed (write of EV_FF)") }
         delays.sort()
         func p(_ q: Double) -> String {
             let v = delays[min(delays.count - 1, max(0, Int((q / 100 * Double(delays.count)).rounded(.up)) - 1))]

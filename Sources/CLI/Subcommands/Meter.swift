@@ -12,66 +12,39 @@ extension ForceStage {
             abstract: "Show a live device's force as a bar with the levels marked, the press state, the noise and the last events.",
             discussion: """
             Fits an 80-column terminal and needs nothing but ANSI cursor movement, so it works over \
-            ssh and in tmux. q or Ctrl-C quits and restores the terminal. The profile is --profile, \
-            else the best match in calibration/ for the device (see `forcestage profile which`), \
-            else --calibration REC.json (or the recording being emulated).
+            ssh and in tmux. q or Ctrl-C quits and restores the terminal. The calibration is --profile, \
+            else --calibration REC.json, else the recording being emulated (when it names this device), \
+            else the best match in calibration/ for the device (see `forcestage profile which`).
             """)
 
-        @OptionGroup var source: DeviceOptions
-
-        @Option(help: "Profile to classify with (default: the best match in calibration/).")
-        var profile: String?
-
-        @Option(help: "A recording whose calibration to use instead of a profile.")
-        var calibration: String?
-
-        @Option(help: "Scans per second when the device has no sampling_frequency.")
-        var rate: Double?
+        /// Device, calibration and rate: the options every live command shares.
+        @OptionGroup var panel: PanelOptions
 
         @Option(help: "Screen refreshes per second.")
         var fps: Double = 10
 
         func validate() throws {
             if !(fps > 0 && fps <= 60) { throw ValidationError("--fps must be between 0 and 60") }
-            try checkOption(rate, "--rate", Limits.sampleRateHz, "scans per second")
-        }
-
-        /// The force channels and settings: from the profile, a calibration recording, or the library.
-        private func resolve(deviceName: String, label: String?) throws -> (channels: [ForceChannelCalibration], settings: ClassifierSettings, name: String) {
-            if let profile {
-                do {
-                    let p = try Profile.load(URL(fileURLWithPath: profile))
-                    return (p.channels, p.settings, "profile \(p.name)")
-                } catch { throw badInput(error) }
-            }
-            let calibrationPath = calibration ?? ProcessInfo.processInfo.environment[EmulatorEnvironment.recording]
-            if calibration == nil, let dir = profileDirectory(), let library = try? ProfileLibrary(directory: dir),
-               let best = library.best(deviceName: deviceName, label: label) {
-                return (best.profile.channels, best.profile.settings, "profile \(best.profile.name)")
-            }
-            if let calibrationPath {
-                do {
-                    let m = try RecordingMetadata.load(URL(fileURLWithPath: calibrationPath))
-                    if let c = m.calibration {
-                        return (c.force, c.classifierSettings, "calibration of \(URL(fileURLWithPath: calibrationPath).lastPathComponent)")
-                    }
-                } catch { throw badInput(error) }
-            }
-            throw fail("meter", "no profile for \(deviceName)\(label.map { " (label \($0))" } ?? ""); pass --profile, or calibrate one with `forcestage calibrate`")
         }
 
         func run() throws {
             // Open once to learn the device's name and label, then stream the profile's channels.
             let probe: (name: String, label: String?)
-            switch source.open() {
-            case .success(let d): probe = (d.name ?? d.id, d.label)
-            case .failure(let f): throw fail("meter", f.message)
+            let choice: CalibrationChoice?
+            switch panel.device.open() {
+            case .success(let d):
+                probe = (d.name ?? d.id, d.label)
+                choice = try panel.choice(for: d)
+            case .failure(let f): throw CommandFailure(.deviceFault, f.message)
             }
-            let resolved = try resolve(deviceName: probe.name, label: probe.label)
+            guard let choice else {
+                throw CommandFailure(.deviceFault, "no profile for \(probe.name)\(probe.label.map { " (label \($0))" } ?? ""); pass --profile, or calibrate one with `forcestage calibrate`")
+            }
+            let resolved = (channels: choice.forceCalibration, settings: choice.settings, name: choice.name)
             let live: LiveScans
-            switch LiveScans.open(source, channels: resolved.channels.map(\.channel), rate: rate) {
+            switch LiveScans.open(panel.device, channels: resolved.channels.map(\.channel), rate: panel.rate.rate) {
             case .success(let s): live = s
-            case .failure(let m): throw fail("meter", m.description)
+            case .failure(let m): throw CommandFailure(.deviceFault, m.description)
             }
             let stream = live.stream
             let setup: PanelSetup
@@ -80,7 +53,7 @@ extension ForceStage {
                                        forceCalibration: resolved.channels, settings: resolved.settings,
                                        sampleRateHz: live.sampleRateHz, timestampSlot: stream.timestampSlot)
             } catch {
-                throw fail("meter", "\(live.displayName): cannot classify with \(resolved.name): \(error)")
+                throw CommandFailure(.deviceFault, "\(live.displayName): cannot classify with \(resolved.name): \(error)")
             }
             var pipeline = setup.makePipeline()
             var ring = EventRing()
@@ -123,7 +96,7 @@ extension ForceStage {
                         screen.status = "device back"
                     }
                 }
-                let now = monotonicNow()
+                let now = monotonicNanoseconds()
                 if now >= nextFrame {
                     terminal.draw(screen.lines(width: 80))
                     nextFrame = now + frameNs

@@ -18,8 +18,8 @@ extension ForceStage {
         @Argument(help: "The recording's STEM.json.")
         var recording: String
 
-        @Option(help: "Classify with this profile instead of the recording's own calibration.")
-        var profile: String?
+        /// --profile or --calibration instead of the recording's own calibration.
+        @OptionGroup var calibration: CalibrationOptions
 
         @Flag(help: "Mark the emitted events.")
         var events = false
@@ -49,13 +49,13 @@ extension ForceStage {
 
         func run() throws {
             let rec = try loadRecording(recording)
-            let setup = try makeSetup(for: rec, path: recording, profile: profile)
+            let setup = try makeSetup(for: rec, path: recording, calibration: calibration)
             let force = ForcePlot.netForce(rec, setup: setup)
             let all = replay(rec, setup: setup).events
             let rate = setup.sampleRateHz
             let first = max(0, Int(((from ?? 0) * rate).rounded()))
             let last = min(force.count, to.map { Int(($0 * rate).rounded()) } ?? force.count)
-            guard last - first >= 2 else { throw fail("plot", "--from/--to leave fewer than two scans of \(recording) (\(force.count) scans at \(JSON.format(rate))/s)") }
+            guard last - first >= 2 else { throw CommandFailure(.deviceFault, "--from/--to leave fewer than two scans of \(recording) (\(force.count) scans at \(JSON.format(rate))/s)") }
             // Shift events and labels into the window.
             let shifted = all.filter { Int($0.sample) >= first && Int($0.sample) < last }.map { e -> ForceEvent in
                 var e = e
@@ -65,7 +65,7 @@ extension ForceStage {
             let labels = noLabels ? [] : rec.metadata.labels.filter { $0.sample >= first && $0.sample < last }.map {
                 Label(event: $0.event, sample: $0.sample - first, windowStart: $0.windowStart.map { $0 - first })
             }
-            var plot = ForcePlot(title: "\(URL(fileURLWithPath: recording).lastPathComponent): \(rec.metadata.deviceName)\(rec.metadata.deviceLabel.map { " \($0)" } ?? ""), \(profile.map { "profile \(URL(fileURLWithPath: $0).lastPathComponent)" } ?? "its own calibration")")
+            var plot = ForcePlot(title: "\(URL(fileURLWithPath: recording).lastPathComponent): \(rec.metadata.deviceName)\(rec.metadata.deviceLabel.map { " \($0)" } ?? ""), \(calibration.profile.map { "profile \(URL(fileURLWithPath: $0).lastPathComponent)" } ?? "its own calibration")")
             plot.width = width
             plot.startSeconds = Double(first) / rate
             plot.showEvents = events
@@ -73,7 +73,7 @@ extension ForceStage {
             plot.positions = ForcePlot.pressPositions(rec, setup: setup).map { Array($0[first..<last]) }
             let svg = plot.svg(force: Array(force[first..<last]), sampleRateHz: rate, settings: setup.settings, events: shifted, labels: labels)
             do { try AtomicFile.write(Data(svg.utf8), to: URL(fileURLWithPath: output)) } catch {
-                throw fail("plot", "cannot write \(output): \(error)")
+                throw CommandFailure(.deviceFault, "cannot write \(output): \(error)")
             }
             print("wrote \(output): \(last - first) scans, \(shifted.filter { $0.kind.isTransition }.count) events, \(labels.count) labels")
         }

@@ -38,11 +38,11 @@ extension ForceStage {
                     case .success(let d):
                         deviceName = d.name ?? d.id
                         deviceLabel = label ?? d.label
-                    case .failure(let f): throw fail("profile which", "\(f.message); or give --name (and --label)")
+                    case .failure(let f): throw CommandFailure(.deviceFault, "\(f.message); or give --name (and --label)")
                     }
                 }
                 guard let directory = dir.map({ URL(fileURLWithPath: $0) }) ?? profileDirectory() else {
-                    throw fail("profile which", "no calibration/ directory here or above the executable; pass --dir")
+                    throw CommandFailure(.deviceFault, "no calibration/ directory here or above the executable; pass --dir")
                 }
                 let library: ProfileLibrary
                 do { library = try ProfileLibrary(directory: directory) } catch { throw badInput(error) }
@@ -58,7 +58,7 @@ extension ForceStage {
                 }
                 for p in library.problems { print("  ! skipped: \(p.description)") }
                 guard let best else {
-                    throw fail("profile which", "no profile matches \(deviceName!)\(deviceLabel.map { " (label \($0))" } ?? ""); calibrate one with `forcestage calibrate -o \(directory.path)/NAME.toml`")
+                    throw CommandFailure(.deviceFault, "no profile matches \(deviceName!)\(deviceLabel.map { " (label \($0))" } ?? ""); calibrate one with `forcestage calibrate -o \(directory.path)/NAME.toml`")
                 }
                 let ties = ranked.filter { $0.score == best.score && $0.profile.file != best.profile.file }
                 print("matched: \(best.profile.file)")
@@ -91,14 +91,3 @@ extension ForceStage {
     }
 }
 
-/// `calibration/` beside the sources, found from the working directory or above the executable.
-func profileDirectory() -> URL? {
-    var candidates = [URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("calibration")]
-    var dir = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
-    for _ in 0..<6 {
-        candidates.append(dir.appendingPathComponent("calibration"))
-        dir = dir.deletingLastPathComponent()
-    }
-    var isDir: ObjCBool = false
-    return candidates.first { FileManager.default.fileExists(atPath: $0.path, isDirectory: &isDir) && isDir.boolValue }
-}

@@ -22,8 +22,8 @@ extension ForceStage {
         @Option(name: .customLong("channel"), help: "A channel to record (repeat; default: the force channels of the profile matching the device, or of the emulated recording; without either, every buffered voltage input). The timestamp is always added when the device has one.")
         var channels: [String] = []
 
-        @Option(help: "Scans per second, when the device has no sampling_frequency.")
-        var rate: Double?
+        @OptionGroup var rateOption: RateOption
+        var rate: Double? { rateOption.rate }
 
         @Option(help: "Stop after this many seconds.")
         var duration: Double?
@@ -37,7 +37,6 @@ extension ForceStage {
         func validate() throws {
             guard output.hasSuffix(".json") else { throw ValidationError("--output must name STEM.json; the scans go to STEM.iio beside it") }
             try checkOption(duration, "--duration", 0.001...maximumOptionSeconds, "seconds")
-            try checkOption(rate, "--rate", Limits.sampleRateHz, "scans per second")
             try checkOption(scansPerRefill, "--scans-per-refill", 1...65536, "scans")
         }
 
@@ -45,7 +44,7 @@ extension ForceStage {
             let device: IIODevice
             switch source.open() {
             case .success(let d): device = d
-            case .failure(let f): throw fail("record", f.message)
+            case .failure(let f): throw CommandFailure(.deviceFault, f.message)
             }
             var ids = channels
             if ids.isEmpty {
@@ -60,25 +59,25 @@ extension ForceStage {
                     }
                 }
             }
-            guard !ids.isEmpty else { throw fail("record", "\(device.displayName) has no buffered voltage input; pass --channel") }
+            guard !ids.isEmpty else { throw CommandFailure(.deviceFault, "\(device.displayName) has no buffered voltage input; pass --channel") }
             let attachment: IIOTriggerAttachment?
             switch triggerOptions.prepare(device) {
             case .success(let a): attachment = a
-            case .failure(let m): throw fail("record", m.description)
+            case .failure(let m): throw CommandFailure(.deviceFault, m.description)
             }
             defer { attachment?.restore() }
             let triggerRate: Double?
             switch TriggerOptions.scanRate(attachment, device, fallback: rate) {
             case .success(let r): triggerRate = r
-            case .failure(let m): throw fail("record", m.description)
+            case .failure(let m): throw CommandFailure(.deviceFault, m.description)
             }
             guard let sampleRate = triggerRate ?? device.samplingFrequency ?? rate else {
-                throw fail("record", "\(device.displayName) has no sampling_frequency attribute; pass --rate (e.g. 80 for an HX711 with RATE high)")
+                throw CommandFailure(.deviceFault, "\(device.displayName) has no sampling_frequency attribute; pass --rate (e.g. 80 for an HX711 with RATE high)")
             }
             device.useMonotonicTimestamps()
             let stream: IIOStreamChannels
             do { stream = try device.enableChannels(ids, timestamp: true) } catch {
-                throw fail("record", "\(device.displayName): \(error)")
+                throw CommandFailure(.deviceFault, "\(device.displayName): \(error)")
             }
             var recorded: [RecordingChannel] = []
             for c in stream.channels {
@@ -101,11 +100,11 @@ extension ForceStage {
                 let recording = try Recording(metadata: metadata, scans: Array(data[0..<whole]))
                 try recording.write(to: URL(fileURLWithPath: output))
             } catch {
-                throw fail("record", "cannot write \(output): \(error)")
+                throw CommandFailure(.deviceFault, "cannot write \(output): \(error)")
             }
             let count = whole / stream.layout.scanSize
             FileHandle.standardError.write(Data("forcestage record: \(count) scans written to \(output)\(Self.pacing(data, count: count, metadata: metadata, layout: stream.layout))\n".utf8))
-            if let ending { throw fail("record", "stopped early: \(ending)") }
+            if let ending { throw CommandFailure(.deviceFault, "stopped early: \(ending)") }
         }
 
         /// Streams until the duration, a signal or (with --exit-on-timeout) a quiet device.
@@ -114,19 +113,19 @@ extension ForceStage {
             let scans = scansPerRefill ?? IIOBuffer.defaultScansPerRefill(sampleRateHz: sampleRate)
             let buffer: IIOBuffer
             do { buffer = try IIOBuffer(device: device, scansPerRefill: scans) } catch {
-                throw fail("record", "cannot stream from \(device.displayName): \(error)")
+                throw CommandFailure(.deviceFault, "cannot stream from \(device.displayName): \(error)")
             }
             var pollDriven = device.context.isLocal
             if pollDriven { do { try buffer.setBlocking(false) } catch { pollDriven = false } }
             let stop = StopSignal { buffer.cancel() }
             var data = [UInt8]()
             defer { stop.end() }
-            let started = monotonicNow()
+            let started = monotonicNanoseconds()
             let deadline = duration.map { started + Int64($0 * 1e9) }
             var ending: String?
             loop: while !stop.stopped {
-                if let deadline, monotonicNow() >= deadline { break }
-                let wait = deadline.map { Int32(max(1, min(Int64(source.timeoutMs), ($0 - monotonicNow()) / 1_000_000))) } ?? Int32(source.timeoutMs)
+                if let deadline, monotonicNanoseconds() >= deadline { break }
+                let wait = deadline.map { Int32(max(1, min(Int64(source.timeoutMs), ($0 - monotonicNanoseconds()) / 1_000_000))) } ?? Int32(source.timeoutMs)
                 let result = pollDriven ? buffer.waitAndRefill(timeoutMs: wait) : buffer.refill()
                 switch result {
                 case .success:

@@ -17,8 +17,8 @@ extension ForceStage {
         @Argument(help: "The recording's STEM.json (STEM.iio beside it).")
         var recording: String?
 
-        @Option(help: "A profile (TOML) whose calibration and levels replace the recording's.")
-        var profile: String?
+        /// --profile or --calibration instead of the recording's own calibration.
+        @OptionGroup var calibration: CalibrationOptions
 
         @Option(help: "Output format: jsonl (one JSON object per event) or text.")
         var format: EventFormat = .jsonl
@@ -43,8 +43,8 @@ extension ForceStage {
                 throw CommandFailure(.usage, "no recording given and the bundled demo (hardware/recordings/demo-hx711.json) was not found; pass a recording's .json")
             }
             let rec = try loadRecording(path)
-            if let profile { try refuseForeignProfile(profile, for: rec.metadata, path: path) }
-            let setup = try makeSetup(for: rec, path: path, profile: profile)
+            if let profile = calibration.profile { try refuseForeignProfile(profile, for: rec.metadata, path: path) }
+            let setup = try makeSetup(for: rec, path: path, calibration: calibration)
             if let trace {
                 guard let range = ScanRange(parsing: trace) else { throw CommandFailure(.usage, "--trace takes FROM:TO scan indices, 0 <= FROM <= TO, e.g. 100:200") }
                 // Progress only when the trace goes to a file or a pipe and standard error is a terminal.
@@ -68,7 +68,7 @@ extension ForceStage {
                     throw CommandFailure(.badInput, "--gestures: \(path) has no press positions (a single-cell panel, or cells without positions); give the profile's [[channel]] tables position = [x, y]")
                 }
                 var regions: [Region] = []
-                if let profile {
+                if let profile = calibration.profile {
                     do { regions = try Profile.load(URL(fileURLWithPath: profile)).regions } catch { throw badInput(error) }
                 }
                 for g in replayGestures(rec, setup: setup, regions: regions, progressHz: progressHz) {

@@ -29,15 +29,13 @@ extension ForceStage {
             only while they keep flowing.
             """)
 
-        @OptionGroup var source: DeviceOptions
+        /// Device, calibration and rate: the options every live command shares.
+        @OptionGroup var panel: PanelOptions
+        var source: DeviceOptions { panel.device }
+        var profile: String? { panel.calibration.profile }
+        var rate: Double? { panel.rate.rate }
 
         @OptionGroup var triggerOptions: TriggerOptions
-
-        @Option(help: "The panel's profile (TOML; see README). SIGHUP re-reads it.")
-        var profile: String?
-
-        @Option(help: "A recording whose calibration to use instead of a profile (default: the recording being emulated, when its device name/label matches).")
-        var calibration: String?
 
         @Option(help: "Allowed press-to-event time, milliseconds (default: the profile's [latency] budget_ms, else 25). Also decides the default scans per refill.")
         var budgetMs: Double?
@@ -47,9 +45,6 @@ extension ForceStage {
 
         @Option(help: "Kernel buffers to queue (iio_device_set_kernel_buffers_count).")
         var kernelBuffers: Int = 4
-
-        @Option(help: "Scans per second when the device has no sampling_frequency (default: the calibration recording's rate).")
-        var rate: Double?
 
         @Flag(help: "Use blocking refills even where poll-driven non-blocking refills work (local:).")
         var blocking = false
@@ -95,10 +90,8 @@ extension ForceStage {
             if !(1...1024).contains(kernelBuffers) { throw ValidationError("--kernel-buffers must be 1 to 1024") }
             if !(1...1_000_000).contains(timeoutsBeforeLost) { throw ValidationError("--timeouts-before-lost must be 1 to 1000000") }
             if let b = budgetMs, !(b > 0 && b <= ForceService.maximumBudgetMs) { throw ValidationError("--budget-ms must be above 0 and at most \(Int(ForceService.maximumBudgetMs))") }
-            if let r = rate, !(r >= ForceService.minimumRateHz && r <= ForceService.maximumRateHz) { throw ValidationError("--rate must be \(ForceService.minimumRateHz) to \(Int(ForceService.maximumRateHz))") }
             if !(1...65536).contains(clientQueue) { throw ValidationError("--client-queue must be 1 to 65536") }
             if !(1...1024).contains(maxClients) { throw ValidationError("--max-clients must be 1 to 1024") }
-            if profile != nil && calibration != nil { throw ValidationError("give --profile or --calibration, not both") }
             if noStdout && socket == nil { throw ValidationError("--no-stdout needs --socket, or events would go nowhere") }
             if !(metricsInterval >= 0.1 && metricsInterval <= 3600) { throw ValidationError("--metrics-interval must be 0.1 to 3600 seconds") }
             if let n = hapticsTest {
@@ -107,32 +100,12 @@ extension ForceStage {
             }
         }
 
-        /// The calibration: --profile, --calibration, else the emulated recording if it matches the device.
+        /// The calibration, by ``CalibrationChoice``'s rule (SIGHUP re-reads a profile).
         private func panelSource(for device: IIODevice) throws -> PanelSource {
-            if let profile {
-                do { return PanelSource(profile: try Profile.load(URL(fileURLWithPath: profile))) } catch {
-                    throw fail("run", error.description, code: 2)
-                }
+            guard let choice = try panel.choice(for: device) else {
+                throw CommandFailure(.deviceFault, "no calibration for \(device.displayName); pass --profile PROFILE.toml (or --calibration REC.json, a recording of this panel with a calibration)")
             }
-            let metadata: RecordingMetadata
-            let name: String
-            if let calibration {
-                do { metadata = try RecordingMetadata.load(URL(fileURLWithPath: calibration)) } catch {
-                    throw fail("run", error.description, code: 2)
-                }
-                name = calibration
-            } else if let path = ProcessInfo.processInfo.environment[EmulatorEnvironment.recording],
-                      let m = try? RecordingMetadata.load(URL(fileURLWithPath: path)),
-                      m.deviceName == device.name, m.deviceLabel == nil || m.deviceLabel == device.label {
-                metadata = m
-                name = path
-            } else {
-                throw fail("run", "no calibration for \(device.displayName); pass --profile PROFILE.toml (or --calibration REC.json, a recording of this panel with a calibration)")
-            }
-            guard let cal = metadata.calibration else {
-                throw fail("run", "\(name) has no calibration; add one, or pass --profile", code: 2)
-            }
-            return PanelSource(name: name, calibration: cal, sampleRateHz: metadata.sampleRateHz)
+            return PanelSource(choice)
         }
 
         func run() throws {
@@ -150,7 +123,7 @@ extension ForceStage {
             let first: IIODevice
             switch source.open() {
             case .success(let d): first = d
-            case .failure(let f): throw fail("run", f.message)
+            case .failure(let f): throw CommandFailure(.deviceFault, f.message)
             }
             let panel = try panelSource(for: first)
             let options = source
@@ -158,7 +131,7 @@ extension ForceStage {
             let attachment: IIOTriggerAttachment?
             switch triggerOptions.prepare(first) {
             case .success(let a): attachment = a
-            case .failure(let m): throw fail("run", m.description)
+            case .failure(let m): throw CommandFailure(.deviceFault, m.description)
             }
             defer { attachment?.restore() }
             if let attachment { logger.info("trigger: \(attachment.actions.joined(separator: "; "))") }
@@ -171,7 +144,7 @@ extension ForceStage {
             }, source: panel)
             switch TriggerOptions.scanRate(attachment, first, fallback: rate) {
             case .success(let r): config.triggerRateHz = r
-            case .failure(let m): throw fail("run", m.description)
+            case .failure(let m): throw CommandFailure(.deviceFault, m.description)
             }
             config.scansPerRefill = scansPerRefill
             config.kernelBuffers = kernelBuffers
@@ -199,7 +172,7 @@ extension ForceStage {
         private static func serve(_ config: ServiceConfiguration, logger: Logger) throws -> Int32 {
             let service = ForceService(configuration: config, logger: logger)
             do { try service.prepare() } catch {
-                throw fail("run", error.description, code: error.code)
+                throw CommandFailure(code: error.code, error.description)
             }
             return service.run()
         }

@@ -30,10 +30,10 @@ extension ForceStage {
             let line: String
             do { line = try StatusClient.fetch(socketPath: socket, timeoutMs: Int32(timeout * 1000)) } catch {
                 // Exit 1: no service (or no permission); exit 5: a service that did not answer within --timeout.
-                throw fail("status", error.description, code: error.timedOut ? ExitStatus.timedOut.rawValue : ExitStatus.deviceFault.rawValue)
+                throw CommandFailure(error.timedOut ? .timedOut : .deviceFault, error.description)
             }
             if prometheus {
-                guard let text = PrometheusMetrics.render(statusLine: line) else { throw fail("status", "the reply from \(socket) is not a status line") }
+                guard let text = PrometheusMetrics.render(statusLine: line) else { throw CommandFailure(.deviceFault, "the reply from \(socket) is not a status line") }
                 print(text, terminator: "")
             } else {
                 print(json ? line : StatusClient.humanReadable(line))

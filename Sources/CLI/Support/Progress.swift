@@ -1,3 +1,4 @@
+import ForceStageFormats
 import Foundation
 
 /// Progress of long work (`synth`, `evaluate` of many files, `replay --trace` to a
@@ -23,7 +24,7 @@ struct StderrProgress {
     /// Shows `fraction` done (clamped to 0...1) and an optional detail.
     mutating func update(_ fraction: Double, _ detail: String = "") {
         guard enabled else { return }
-        let now = monotonicNow()
+        let now = monotonicNanoseconds()
         guard !shown || now - lastNs >= Self.intervalNs else { return }
         lastNs = now
         shown = true

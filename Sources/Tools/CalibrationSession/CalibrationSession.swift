@@ -1,104 +1,15 @@
+// Over 300 lines: one state machine whose steps share one activity detector; its types, arithmetic and words are in their own files.
 import ForceStageCore
 import ForceStageFormats
 
-/// How a calibration session runs.
-public struct CalibrationPlan: Sendable {
-    /// The force channels, in the order raw values are fed.
-    public var channels: [String]
-    /// Each channel's highest raw value (its format's rail), to carry a curve to the rail.
-    public var channelMaximumRaw: [Int64]
-    public var sampleRateHz: Double
-    /// How many known masses are weighed; each must be given (``CalibrationSession/setMass(_:grams:)``) before it is lifted off.
-    public var massCount: Int = 1
-    /// A monotone curve through the masses (FSRs) instead of a straight line.
-    public var curve = false
-    public var lightPresses = 5
-    public var firmPresses = 5
-    /// Presses to classify live before the session ends.
-    public var verificationPresses = 5
-    public var unloadedSeconds = 3.0
-    /// A press step with no press for this long says so and starts over.
-    public var pressTimeoutSeconds = 30.0
-    /// Verification with no event for this long ends, saying how many presses
-    /// were verified (the recommendation stands); must be above zero.
-    public var verificationTimeoutSeconds = 60.0
-
-    public init(channels: [String], channelMaximumRaw: [Int64], sampleRateHz: Double) {
-        self.channels = channels
-        self.channelMaximumRaw = channelMaximumRaw
-        self.sampleRateHz = sampleRateHz
-    }
-}
-
-/// A step of the session, in order.
-public enum CalibrationStep: Equatable, Sendable, CustomStringConvertible {
-    case unloaded
-    case mass(Int)
-    case light
-    case firm
-    case verify
-    case done
-
-    public var description: String {
-        switch self {
-        case .unloaded: return "unloaded panel"
-        case .mass(let i): return "known mass \(i + 1)"
-        case .light: return "light presses"
-        case .firm: return "firm presses"
-        case .verify: return "verification"
-        case .done: return "done"
-        }
-    }
-}
-
-/// What the session tells the person doing it.
-public enum SessionNote: Equatable, Sendable {
-    /// A step begins: show its instructions.
-    case started(CalibrationStep)
-    /// Progress through a timed step, 0...1.
-    case progress(CalibrationStep, Double)
-    /// A press was counted (`count` of `of`).
-    case pressCounted(CalibrationStep, count: Int, of: Int, PressStatistics)
-    /// A step finished, with what it measured in one line.
-    case measured(CalibrationStep, String)
-    /// Something was wrong; the step starts again (`restart` is the step now running).
-    case problem(CalibrationStep, String, restart: CalibrationStep)
-    /// The recommendation, once light and firm presses are in.
-    case recommended(CalibrationResult)
-    /// An event classified live with the recommended profile, during verification.
-    case event(ForceEvent)
-}
-
-/// The session's outcome: the calibration and the settings, with reasons.
-public struct CalibrationResult: Equatable, Sendable {
-    public var calibration: [ForceChannelCalibration]
-    public var settings: ClassifierSettings
-    public var budgetMilliseconds: Double
-    /// One line per measured or recommended value.
-    public var reasons: [String]
-    public var unloaded: UnloadedMeasurement
-    public var noiseNewtons: Double
-    public var light: [PressStatistics]
-    public var firm: [PressStatistics]
-
-    public static func == (a: CalibrationResult, b: CalibrationResult) -> Bool {
-        a.calibration == b.calibration && a.settings == b.settings && a.reasons == b.reasons
-    }
-
-    /// The profile these numbers make.
-    public func profile(name: String, matchName: String?, matchLabel: String?, file: String) -> Profile {
-        Profile(name: name, matchName: matchName, matchLabel: matchLabel, channels: calibration, settings: settings,
-                budgetMilliseconds: budgetMilliseconds, file: file)
-    }
-}
-
-/// A calibration session as a state machine over the scans of a live device
-/// or a recording: it segments the stream itself (a load appearing, holding
-/// still, going away; presses starting and ending), so the person's hands can
-/// stay on the panel, and a recording of a session replays to the same result.
-///
-/// Feed it one scan at a time with ``feed(_:sample:timestampNs:)``; it returns
-/// what to tell the person.
+/// A calibration session as a state machine: a value that takes
+/// ``SessionInput``s (scans, answers, Enter, the device coming back) and
+/// returns ``SessionNote``s (prompts, measurements, problems, the result).
+/// It segments the scan stream itself (a load appearing, holding still, going
+/// away; presses starting and ending), so the person's hands can stay on the
+/// panel, and a recording of a session replays to the same result. It knows
+/// no terminal: `forcestage calibrate` draws its notes and types its answers.
+/// The arithmetic is in `SessionArithmetic.swift`, the words in `SessionPrompts.swift`.
 public struct CalibrationSession: Sendable {
     public let plan: CalibrationPlan
     public private(set) var step: CalibrationStep = .unloaded
@@ -118,13 +29,13 @@ public struct CalibrationSession: Sendable {
     private var quietScans = 0
     private var segment: [[Double]] = []        // per channel raw during the current activity
     private var segmentSum: [Double] = []
-    private var segmentStart = 0
     private var lastActivityEnd = 0
     private var stepStartScan = 0
     private var idleScans = 0
     private var idleSpikes = 0
-    // Masses.
+    // Masses, and cell by cell the placements.
     private var massPoints: [(deltas: [Double], grams: Double)] = []
+    private var placements: [[Double]] = []
     private var calibration: [ForceChannelCalibration] = []
     private var mappings: [ForceMapping] = []
     // Presses.
@@ -137,8 +48,10 @@ public struct CalibrationSession: Sendable {
 
     public init(plan: CalibrationPlan) {
         precondition(!plan.channels.isEmpty && plan.channels.count == plan.channelMaximumRaw.count, "one maximum per channel")
+        precondition(!plan.perCell || (plan.cellPositions?.count == plan.channels.count && plan.cellSpots.count == plan.channels.count),
+                     "one position and one spot per cell")
         self.plan = plan
-        massesGrams = Array(repeating: nil, count: max(1, plan.massCount))
+        massesGrams = Array(repeating: nil, count: plan.perCell ? 1 : max(1, plan.massCount))
         unloadedRaw = Array(repeating: [], count: plan.channels.count)
     }
 
@@ -157,7 +70,19 @@ public struct CalibrationSession: Sendable {
         return [.started(.unloaded)]
     }
 
-    /// Sets the known mass of step `.mass(index)`, in grams.
+    /// Takes one input; returns what to tell the person.
+    public mutating func handle(_ input: SessionInput) -> [SessionNote] {
+        switch input {
+        case .scan(let raw, let sample, let ts): return feed(raw, sample: sample, timestampNs: ts)
+        case .mass(let i, let grams):
+            do { try setMass(i, grams: grams) } catch { return [.refused(error.description)] }
+            return []
+        case .enough(let scan): return finishVerification(atScan: scan)
+        case .deviceBack(let scan): return restartStep(atScan: scan)
+        }
+    }
+
+    /// Sets the known mass of step `.mass(index)` (index 0 for a per-cell session), in grams.
     public mutating func setMass(_ index: Int, grams: Double) throws(CalibrationInputError) {
         guard grams > 0, grams.isFinite else { throw .badMass(grams) }
         guard index >= 0 && index < massesGrams.count else { throw .noSuchMass(index) }
@@ -193,7 +118,7 @@ public struct CalibrationSession: Sendable {
     public mutating func feed(_ raw: [Int64], sample: Int, timestampNs: Int64) -> [SessionNote] {
         switch step {
         case .unloaded: return feedUnloaded(raw, sample: sample)
-        case .mass, .light, .firm: return feedActivity(raw, sample: sample)
+        case .mass, .cell, .check, .light, .firm: return feedActivity(raw, sample: sample)
         case .verify: return feedVerify(raw, sample: sample, timestampNs: timestampNs)
         case .done: return []
         }
@@ -209,37 +134,19 @@ public struct CalibrationSession: Sendable {
         let every = max(1, need / 20)
         if have % every == 0 || have == need { notes.append(.progress(.unloaded, min(1, Double(have) / Double(need)))) }
         guard have >= need else { return notes }
-        let zeros = unloadedRaw.map { values -> Double in
-            let s = values.sorted()
-            return s[s.count / 2]
-        }
-        let sum = (0..<have).map { i in unloadedRaw.indices.reduce(0.0) { $0 + unloadedRaw[$1][i] - zeros[$1] } }
-        // Spikes: single scans far from both neighbours; counted, then left out of the noise.
-        let smooth = medianOfThree(sum)
-        // The scan-to-scan spread, robustly (median absolute first difference), sets what a spike is.
-        let steps = zip(sum.dropFirst(), sum).map { abs($0 - $1) }.sorted()
-        let spread = max(1.4826 * steps[steps.count / 2] / 2.0.squareRoot(), 0.5)
-        var clean: [Double] = []
-        var spikes = 0
-        for i in sum.indices {
-            if abs(sum[i] - smooth[i]) > 8 * spread { spikes += 1 } else { clean.append(sum[i]) }
-        }
-        let fit = lineFit(clean)
-        let measurement = UnloadedMeasurement(zeroRaw: zeros, noiseCounts: max(fit.residualStd, 0.5),
-                                              driftCountsPerSecond: fit.slope * scansPerSecond, spikes: spikes,
-                                              seconds: Double(have) / scansPerSecond)
-        // A panel that is being touched moves by far more than its noise: ask again.
-        let span = (smooth.max() ?? 0) - (smooth.min() ?? 0)
-        if span > 40 * spread + abs(fit.slope) * Double(have) {
+        let measurement: UnloadedMeasurement
+        switch UnloadedMeasurement.measure(unloadedRaw, sampleRateHz: scansPerSecond) {
+        case .success(let m): measurement = m
+        case .failure(.touched(let span, let spread)):
             unloadedRaw = Array(repeating: [], count: plan.channels.count)
             return notes + [.problem(.unloaded, "the reading moved by \(Int(span)) counts, far more than its scan-to-scan noise (\(n(spread, 1)) counts): something touched the panel; keep it unloaded", restart: .unloaded)]
         }
         unloaded = measurement
         idleScans = have
-        idleSpikes = spikes
+        idleSpikes = measurement.spikes
         rest = 0
-        notes.append(.measured(.unloaded, "zero \(zeros.map { n($0, 0) }.joined(separator: ", ")) counts, noise \(n(measurement.noiseCounts, 1)) counts rms, drift \(n(measurement.driftCountsPerSecond, 1)) counts/s, \(spikes) spike\(spikes == 1 ? "" : "s") in \(n(measurement.seconds, 1)) s"))
-        return notes + begin(.mass(0), at: sample + 1)
+        notes.append(.measured(.unloaded, "zero \(measurement.zeroRaw.map { n($0, 0) }.joined(separator: ", ")) counts, noise \(n(measurement.noiseCounts, 1)) counts rms, drift \(n(measurement.driftCountsPerSecond, 1)) counts/s, \(measurement.spikes) spike\(measurement.spikes == 1 ? "" : "s") in \(n(measurement.seconds, 1)) s"))
+        return notes + begin(plan.perCell ? .cell(0) : .mass(0), at: sample + 1)
     }
 
     // MARK: - Activity: masses and presses
@@ -259,21 +166,16 @@ public struct CalibrationSession: Sendable {
                 quietScans = 0
                 segment = Array(repeating: [], count: raw.count)
                 segmentSum = []
-                segmentStart = sample
             } else {
                 // Follow the resting level slowly (drift), and count idle spikes.
                 if window.count == 3, abs(d - level) > 12 * noise { idleSpikes += 1 }
                 idleScans += 1
                 rest += (level - rest) / (scansPerSecond * 1.0)
                 let idle = Double(sample - max(lastActivityEnd, stepStartScan)) / scansPerSecond
-                switch step {
-                case .light where idle > plan.pressTimeoutSeconds, .firm where idle > plan.pressTimeoutSeconds:
-                    return timeout(sample)
-                case .mass where idle > 2 * plan.pressTimeoutSeconds:
+                if step == .light || step == .firm, idle > plan.pressTimeoutSeconds { return timeout(sample) }
+                if step.weighs, idle > 2 * plan.pressTimeoutSeconds {
                     lastActivityEnd = sample
-                    return [.problem(step, "no load above the noise (\(n(threshold, 0)) counts) for \(Int(plan.pressTimeoutSeconds * 2)) s; set the mass down in the middle of the panel", restart: step)]
-                default:
-                    break
+                    return [.problem(step, "no load above the noise (\(n(threshold, 0)) counts) for \(Int(plan.pressTimeoutSeconds * 2)) s; set the mass down \(SessionPrompts.whereText(step, plan: plan))", restart: step)]
                 }
                 return []
             }
@@ -286,16 +188,16 @@ public struct CalibrationSession: Sendable {
         // The activity ended: drop the quiet tail and measure it.
         active = false
         lastActivityEnd = sample
-        let n = segmentSum.count - quietScans
+        let count = segmentSum.count - quietScans
         // Where the reading settled once the load was gone, above the rest before it:
         // the drift during the activity (a mass is weighed from the middle of the two).
         let settledAfter = segmentSum.suffix(quietScans).reduce(0, +) / Double(max(1, quietScans))
-        let sums = Array(segmentSum.prefix(n))
-        let channels = segment.map { Array($0.prefix(n)) }
+        let sums = Array(segmentSum.prefix(count))
+        let channels = segment.map { Array($0.prefix(count)) }
         segment = []
         segmentSum = []
         switch step {
-        case .mass(let i): return finishMass(i, sums: sums, channels: channels, endScan: sample, driftDuring: settledAfter)
+        case .mass, .cell, .check: return finishLoad(sums: sums, channels: channels, endScan: sample, driftDuring: settledAfter)
         case .light, .firm: return finishPress(sums: sums, channels: channels, endScan: sample)
         default: return []
         }
@@ -307,49 +209,76 @@ public struct CalibrationSession: Sendable {
     }
 
     private var pressThresholdText: String {
-        guard let m = mappings.first else { return "\(Int(threshold)) counts" }
-        let zero = unloaded!.zeroRaw[0]
-        return "\(n(abs(m.newtons(forRaw: zero + threshold) - m.newtons(forRaw: zero)), 3)) N"
+        guard !mappings.isEmpty else { return "\(Int(threshold)) counts" }
+        return "\(n(abs(newtonsAbove(threshold)), 3)) N"
     }
 
-    private mutating func finishMass(_ i: Int, sums: [Double], channels: [[Double]], endScan: Int, driftDuring: Double) -> [SessionNote] {
+    /// A resting load ended: weigh it and move on by the step it belongs to.
+    private mutating func finishLoad(sums: [Double], channels: [[Double]], endScan: Int, driftDuring: Double) -> [SessionNote] {
         let step = self.step
-        // The plateau: the middle half of the stretch at or above 90 % of the top.
-        let smooth = medianOfThree(sums)
-        guard let top = smooth.max(), let first = smooth.firstIndex(where: { $0 >= 0.9 * top }),
-              let last = smooth.lastIndex(where: { $0 >= 0.9 * top }) else { return [] }
-        let quarter = (last - first) / 4
-        let range = (first + quarter)...(last - quarter)
-        let seconds = Double(range.count) / scansPerSecond
-        guard seconds >= 0.75 else {
-            return [.problem(step, "the load stayed only \(n(seconds, 1)) s; set the mass down and leave it still for about three seconds", restart: step)]
-        }
-        let plateau = Array(smooth[range])
-        let fit = lineFit(plateau)
-        guard fit.residualStd < max(6 * noise, 0.01 * abs(fit.mean)) else {
-            return [.problem(step, "the load was not steady (wavered \(n(fit.residualStd, 0)) counts rms around \(n(fit.mean, 0))); a mass must rest still, not be held by hand", restart: step)]
-        }
-        guard let grams = massesGrams[i] else {
-            return [.problem(step, "no mass was given for this step", restart: step)]
-        }
         // Measured from the resting level around the load -- midway between the rest
         // just before it (followed while idle) and where the reading settled after
         // it -- not from the zero of the unloaded step seconds earlier: the zero drifts.
         let restShare = (rest + driftDuring / 2) / Double(channels.count)
-        // Each channel through a median of three first: a spike while the mass rests
-        // would otherwise move the mean (one 4 N spike in 160 scans is 0.6 %).
-        let deltas = channels.indices.map { c in
-            medianOfThree(channels[c])[range].reduce(0, +) / Double(range.count) - unloaded!.zeroRaw[c] - restShare
+        let load: RestingLoad
+        switch RestingLoad.measure(sums: sums, channels: channels, zeros: unloaded!.zeroRaw, restShare: restShare,
+                                   noise: noise, sampleRateHz: scansPerSecond) {
+        case .success(let l): load = l
+        case .failure(.none): return []
+        case .failure(.brief(let seconds)):
+            return [.problem(step, "the load stayed only \(n(seconds, 1)) s; set the mass down and leave it still for about three seconds", restart: step)]
+        case .failure(.unsteady(let residual, let mean)):
+            return [.problem(step, "the load was not steady (wavered \(n(residual, 0)) counts rms around \(n(mean, 0))); a mass must rest still, not be held by hand", restart: step)]
         }
-        if let previous = massPoints.last, abs(deltas.reduce(0, +)) <= abs(previous.deltas.reduce(0, +)) || grams <= previous.grams {
-            return [.problem(step, "each mass must be heavier than the one before (and read higher): \(n(grams, 0)) g after \(n(previous.grams, 0)) g", restart: step)]
+        let massIndex: Int
+        if case .mass(let i) = step { massIndex = i } else { massIndex = 0 }
+        guard let grams = massesGrams[massIndex] else {
+            return [.problem(step, "no mass was given for this step", restart: step)]
         }
-        massPoints.append((deltas, grams))
         let newtons = grams / 1000 * standardGravity
-        var notes: [SessionNote] = [.measured(step, "\(n(grams, 0)) g (\(n(newtons, 3)) N) read \(n(deltas.reduce(0, +), 0)) counts above zero, steady to \(n(fit.residualStd, 1)) counts rms")]
-        if i + 1 < massesGrams.count { return notes + begin(.mass(i + 1), at: endScan + 1) }
-        notes.append(contentsOf: fitCalibration())
-        return notes + begin(.light, at: endScan + 1)
+        let counts = load.deltas.reduce(0, +)
+        switch step {
+        case .mass(let i):
+            if let previous = massPoints.last, abs(counts) <= abs(previous.deltas.reduce(0, +)) || grams <= previous.grams {
+                return [.problem(step, "each mass must be heavier than the one before (and read higher): \(n(grams, 0)) g after \(n(previous.grams, 0)) g", restart: step)]
+            }
+            massPoints.append((load.deltas, grams))
+            let notes: [SessionNote] = [.measured(step, "\(n(grams, 0)) g (\(n(newtons, 3)) N) read \(n(counts, 0)) counts above zero, steady to \(n(load.residual, 1)) counts rms")]
+            if i + 1 < massesGrams.count { return notes + begin(.mass(i + 1), at: endScan + 1) }
+            return notes + fitCalibration() + begin(.light, at: endScan + 1)
+        case .cell(let i):
+            placements.append(load.deltas)
+            let notes: [SessionNote] = [.measured(step, "\(n(grams, 0)) g on cell \(i + 1)'s mark read " +
+                                                   load.deltas.map { n($0, 0) }.joined(separator: ", ") + " counts per cell")]
+            if i + 1 < plan.channels.count { return notes + begin(.cell(i + 1), at: endScan + 1) }
+            guard let gains = cellGains(placements, newtons: newtons) else {
+                placements = []
+                return notes + [.problem(step, "the placements do not tell the cells apart (a gain came out zero or less); set the mass on each cell's own mark in turn", restart: .cell(0))]
+                    + begin(.cell(0), at: endScan + 1)
+            }
+            let zeros = unloaded!.zeroRaw
+            let positions = plan.cellPositions!
+            calibration = plan.channels.indices.map { c in
+                ForceChannelCalibration(channel: plan.channels[c], mapping: .linear(zeroRaw: zeros[c].rounded(), newtonsPerCount: gains[c]),
+                                        position: positions[c])
+            }
+            return notes + calibrated() + begin(.check, at: endScan + 1)
+        case .check:
+            let forces = mappings.indices.map { load.deltas[$0] * slope(of: mappings[$0]) }
+            let read = forces.reduce(0, +)
+            let error = read / newtons - 1
+            let at = centre(of: forces, at: plan.cellPositions!)
+            let miss = at.map { ((($0.x - Double(plan.checkSpot.x)) * ($0.x - Double(plan.checkSpot.x)) + ($0.y - Double(plan.checkSpot.y)) * ($0.y - Double(plan.checkSpot.y))).squareRoot()) } ?? .infinity
+            let measured = "\(n(grams, 0)) g (\(n(newtons, 3)) N) on the check spot read \(n(read, 3)) N (\(error >= 0 ? "+" : "")\(n(error * 100, 2)) %) at x \(n(at?.x ?? .nan, 3)), y \(n(at?.y ?? .nan, 3))"
+            guard abs(error) <= plan.checkTolerance else {
+                placements = []
+                return [.problem(.check, "\(measured): more than \(n(plan.checkTolerance * 100, 0)) % off; a placement was off its mark or the mass moved. Weigh the cells again", restart: .cell(0))]
+                    + begin(.cell(0), at: endScan + 1)
+            }
+            return [.measured(.check, "\(measured), \(n(miss, 3)) plate units from where it was set")] + begin(.light, at: endScan + 1)
+        default:
+            return []
+        }
     }
 
     /// The calibration through the weighed masses: one gain for every channel
@@ -357,37 +286,25 @@ public struct CalibrationSession: Sendable {
     private mutating func fitCalibration() -> [SessionNote] {
         let zeros = unloaded!.zeroRaw
         if plan.curve && plan.channels.count == 1 {
-            var points = [CurvePoint(raw: zeros[0].rounded(), newtons: 0)]
-            for m in massPoints {
-                points.append(CurvePoint(raw: (zeros[0] + m.deltas[0]).rounded(), newtons: (m.grams / 1000 * standardGravity * 1000).rounded() / 1000))
-            }
-            // Carried on to the rail along the last segment's slope, so that a press
-            // harder than the heaviest mass still reads higher.
-            let a = points[points.count - 2], b = points[points.count - 1]
-            let rail = Double(plan.channelMaximumRaw[0])
-            if rail > b.raw + 1 {
-                let slope = (b.newtons - a.newtons) / (b.raw - a.raw)
-                points.append(CurvePoint(raw: rail, newtons: ((b.newtons + slope * (rail - b.raw)) * 1000).rounded() / 1000))
-            }
+            let points = massCurve(zero: zeros[0], massPoints, rail: Double(plan.channelMaximumRaw[0]))
             calibration = [ForceChannelCalibration(channel: plan.channels[0], mapping: .curve(points))]
         } else {
-            var sxy = 0.0, sxx = 0.0
-            for m in massPoints {
-                let counts = m.deltas.reduce(0, +)
-                sxy += counts * m.grams / 1000 * standardGravity
-                sxx += counts * counts
-            }
-            let scale = significantDigits(sxy / sxx, 6)
+            let scale = sharedGain(massPoints)
             calibration = plan.channels.indices.map { c in
                 ForceChannelCalibration(channel: plan.channels[c], mapping: .linear(zeroRaw: zeros[c].rounded(), newtonsPerCount: scale))
             }
         }
+        return calibrated()
+    }
+
+    /// The calibration is known: the press floor follows from it; one line says what it is.
+    private mutating func calibrated() -> [SessionNote] {
         mappings = calibration.map(\.mapping)
         // The counts (summed over the channels, from zero) that read 0.1 N.
         var low = 0.0, high = Double(plan.channelMaximumRaw.max() ?? 1) * 2 + 1
         for _ in 0..<60 {
             let mid = (low + high) / 2
-            if abs(newtonsAbove(zeros, counts: mid)) < 0.1 { low = mid } else { high = mid }
+            if abs(newtonsAbove(mid)) < 0.1 { low = mid } else { high = mid }
         }
         pressFloorCounts = high
         return [.measured(step, "calibration: " + calibration.map { c -> String in
@@ -405,39 +322,28 @@ public struct CalibrationSession: Sendable {
 
     private mutating func finishPress(sums: [Double], channels: [[Double]], endScan: Int) -> [SessionNote] {
         let step = self.step
-        let restNewtons = mappings.indices.reduce(0.0) { $0 + mappings[$1].newtons(forRaw: unloaded!.zeroRaw[$1]) } + restOffsetNewtons
+        let restNewtons = mappings.indices.reduce(0.0) { $0 + mappings[$1].newtons(forRaw: unloaded!.zeroRaw[$1]) } + newtonsAbove(rest)
         let force = (0..<sums.count).map { newtons(channels, at: $0) - restNewtons }
         guard let stats = PressStatistics.measure(force, firstScan: endScan - sums.count, sampleRateHz: scansPerSecond) else { return [] }
         guard stats.holdSeconds >= 0.25 else {
             return [.problem(step, "that press was a tap (held \(n(stats.holdSeconds, 2)) s, up to \(n(stats.maximum)) N); hold each press about a second", restart: step)]
         }
         var notes: [SessionNote] = []
-        let total: Int
         if step == .light {
             light.append(stats)
-            total = plan.lightPresses
-            notes.append(.pressCounted(.light, count: light.count, of: total, stats))
-            if light.count >= total { return notes + begin(.firm, at: endScan + 1) }
+            notes.append(.pressCounted(.light, count: light.count, of: plan.lightPresses, stats))
+            if light.count >= plan.lightPresses { return notes + begin(.firm, at: endScan + 1) }
         } else {
             firm.append(stats)
-            total = plan.firmPresses
-            notes.append(.pressCounted(.firm, count: firm.count, of: total, stats))
-            if firm.count >= total { return notes + recommend(at: endScan + 1) }
+            notes.append(.pressCounted(.firm, count: firm.count, of: plan.firmPresses, stats))
+            if firm.count >= plan.firmPresses { return notes + recommend(at: endScan + 1) }
         }
         return notes
     }
 
-    /// The resting level's drift since the unloaded step, in newtons.
-    private var restOffsetNewtons: Double {
-        guard let m = mappings.first else { return 0 }
-        let z = unloaded!.zeroRaw[0]
-        return m.newtons(forRaw: z + rest) - m.newtons(forRaw: z)
-    }
-
     private mutating func recommend(at scan: Int) -> [SessionNote] {
-        let z = unloaded!.zeroRaw
-        let noiseNewtons = abs(newtonsAbove(z, counts: unloaded!.noiseCounts))
-        let driftNewtons = newtonsAbove(z, counts: unloaded!.driftCountsPerSecond)
+        let noiseNewtons = abs(newtonsAbove(unloaded!.noiseCounts))
+        let driftNewtons = newtonsAbove(unloaded!.driftCountsPerSecond)
         let rec: Recommendation
         do {
             rec = try Recommendation(light: light, firm: firm, noiseNewtons: noiseNewtons, driftNewtonsPerSecond: driftNewtons,
@@ -458,11 +364,18 @@ public struct CalibrationSession: Sendable {
         return [.recommended(r)] + begin(.verify, at: scan)
     }
 
-    /// Newtons for `counts` above the zero, summed over the channels' share (the first channel's mapping for a curve).
-    private func newtonsAbove(_ zeros: [Double], counts: Double) -> Double {
+    /// Newtons for `counts` above the zero, summed over the channels: at the
+    /// cells' mean gain for lines, along the first channel's curve for a curve.
+    private func newtonsAbove(_ counts: Double) -> Double {
         guard let m = mappings.first else { return 0 }
-        if case .linear(_, let s) = m { return counts * s }
-        return m.newtons(forRaw: zeros[0] + counts) - m.newtons(forRaw: zeros[0])
+        if case .linear = m { return counts * mappings.map(slope(of:)).reduce(0, +) / Double(mappings.count) }
+        let zero = unloaded!.zeroRaw[0]
+        return m.newtons(forRaw: zero + counts) - m.newtons(forRaw: zero)
+    }
+
+    private func slope(of mapping: ForceMapping) -> Double {
+        if case .linear(_, let s) = mapping { return s }
+        return 0
     }
 
     // MARK: - Verification
@@ -499,18 +412,3 @@ public struct CalibrationSession: Sendable {
         return begin(.done, at: scan)
     }
 }
-
-/// A bad answer to the session's questions.
-public enum CalibrationInputError: Error, Equatable, Sendable, CustomStringConvertible {
-    case badMass(Double)
-    case noSuchMass(Int)
-
-    public var description: String {
-        switch self {
-        case .badMass(let g): return "a mass must be above zero grams, got \(JSON.format(g)); weigh it and give its mass in grams"
-        case .noSuchMass(let i): return "there is no mass \(i + 1) in this session"
-        }
-    }
-}
-
-func significantDigits(_ value: Double, _ digits: Int) -> Double { significant(value, digits) }

@@ -1,4 +1,5 @@
 import Foundation
+import ForceStageCore
 import ForceStageFormats
 
 /// What a synthesized recording's presses are.
@@ -6,7 +7,8 @@ public enum SynthScript: Equatable, Sendable {
     /// The standard mix of peeks, pops, taps, tremor, ramps, doubles and slams.
     case standard
     /// A calibration session as `forcestage calibrate` asks for it: the panel
-    /// unloaded, each known mass (grams) set down and lifted off, five light
+    /// unloaded, each known mass (grams) set down and lifted off (on a four-cell
+    /// plate the first mass on each cell's mark, then on the middle), five light
     /// presses, five firm presses, then verification presses (light, firm,
     /// a tap, light, firm).
     case calibrationSession(massesGrams: [Double])
@@ -33,7 +35,8 @@ extension PressScript {
         var presses: [Press] = []
         var t = 5.0 + random.uniform(0, 0.5)  // the unloaded panel while the technician reads the first prompt
 
-        func press(_ kind: PressKind, _ frames: [(dt: Double, level: Double, tremor: Double)], relax: Double) {
+        func press(_ kind: PressKind, _ frames: [(dt: Double, level: Double, tremor: Double)], relax: Double,
+                   at spot: (x: Double, y: Double)? = nil) {
             var k = [Keyframe(time: t, level: 0)]
             for f in frames {
                 k[k.count - 1].tremor = f.tremor
@@ -42,7 +45,8 @@ extension PressScript {
             }
             let tremorHz = (random.uniform(6, 11), random.uniform(2, 5))
             let phase = (random.uniform(0, 2 * .pi), random.uniform(0, 2 * .pi))
-            presses.append(Press(kind: kind, keyframes: k, x: random.uniform(0.3, 0.7), y: random.uniform(0.3, 0.7),
+            let x = random.uniform(0.3, 0.7), y = random.uniform(0.3, 0.7)
+            presses.append(Press(kind: kind, keyframes: k, x: spot?.x ?? x, y: spot?.y ?? y,
                                  tremorHz: tremorHz, tremorPhase: phase,
                                  relaxationNewtons: relax, relaxationSeconds: random.uniform(0.4, 1.0)))
         }
@@ -54,13 +58,23 @@ extension PressScript {
             t += random.uniform(1.0, 1.8)
         }
 
-        for grams in massesGrams {
+        func weigh(_ grams: Double, at spot: (x: Double, y: Double)) {
             // Set down over a moment, left still (a mass has no tremor), lifted off.
             let newtons = grams / 1000 * standardGravity
-            let cap = 0.9 * model.railForce(at: (0.5, 0.5))
+            let cap = 0.9 * model.railForce(at: spot)
             press(.mass, [(random.uniform(0.3, 0.6), min(newtons, cap), 0), (random.uniform(3.5, 4.5), min(newtons, cap), 0),
-                          (random.uniform(0.3, 0.6), 0, 0)], relax: 0)
+                          (random.uniform(0.3, 0.6), 0, 0)], relax: 0, at: spot)
             t += random.uniform(2.5, 3.5)
+        }
+        if let cells = CalibrationPlan.standardCells(count: model.cellCount) {
+            // Cell by cell, as `calibrate` asks on a four-cell plate: the first mass on
+            // each cell's mark in turn (set down within a centimetre or so of it), then
+            // on the check spot in the middle.
+            for s in cells.spots + [PlatePoint(x: 0.5, y: 0.5)] {
+                weigh(massesGrams[0], at: (Double(s.x) + random.uniform(-0.01, 0.01), Double(s.y) + random.uniform(-0.01, 0.01)))
+            }
+        } else {
+            for grams in massesGrams { weigh(grams, at: (0.5, 0.5)) }
         }
         t += 1.5
         for _ in 0..<5 { held(.light, level: peek * random.uniform(1.2, 1.6)) }

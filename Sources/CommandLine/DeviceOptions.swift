@@ -3,17 +3,19 @@ import ForceStageIIO
 import Foundation
 
 /// Where the sensor is: a libiio URI and a device.
-struct DeviceOptions: ParsableArguments {
+public struct DeviceOptions: ParsableArguments, Sendable {
     @Option(help: "libiio context URI: local:, ip:HOST[:PORT] or xml:FILE.")
-    var uri: String = "local:"
+    public var uri: String = "local:"
 
     @Option(help: "Device id (iio:device0), label or name; default: the single device with buffered voltage inputs.")
-    var device: String?
+    public var device: String?
 
     @Option(help: "Context timeout for a blocking refill, milliseconds.")
-    var timeoutMs: UInt32 = 1000
+    public var timeoutMs: UInt32 = 1000
 
-    func validate() throws {
+    public init() {}
+
+    public func validate() throws {
         let known = ["local:", "ip:", "xml:", "usb:", "serial:"]
         guard known.contains(where: { uri.hasPrefix($0) }) else {
             throw ValidationError("--uri \(uri) is not a libiio URI; use local:, ip:HOST[:PORT] or xml:FILE")
@@ -22,7 +24,7 @@ struct DeviceOptions: ParsableArguments {
 
     /// Opens the context and finds the device.
     /// - Returns: the device, or a one-line message saying what to do.
-    func open() -> Result<IIODevice, OpenFailure> {
+    public func open() -> Result<IIODevice, OpenFailure> {
         let context: IIOContext
         do { context = try IIOContext(uri: uri) } catch {
             return .failure(OpenFailure(error: error, message: "cannot open libiio context \(uri) (\(error.text)); check the URI, that iiod runs for ip:, or that /sys/bus/iio exists for local:"))
@@ -45,7 +47,7 @@ struct DeviceOptions: ParsableArguments {
 }
 
 /// A failed open: the libiio error and the message for people.
-struct OpenFailure: Error {
-    var error: IIOError
-    var message: String
+public struct OpenFailure: Error {
+    public var error: IIOError
+    public var message: String
 }

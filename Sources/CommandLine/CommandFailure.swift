@@ -1,0 +1,107 @@
+import ArgumentParser
+import Foundation
+import ForceStageFormats
+
+/// The exit statuses every command of `forcestage` and `forcestage-bench`
+/// uses (README, "Limits, errors and fuzzing"): the only exit-code convention.
+public enum ExitStatus: Int32, Sendable {
+    /// A device, service or run-time fault: no such device, lost sensor,
+    /// socket unusable, no service answering, a threshold not met.
+    case deviceFault = 1
+    /// A bad input file or value in one: recording, profile, calibration.
+    case badInput = 2
+    /// An interactive session ended before it was complete; nothing saved.
+    case incomplete = 3
+    /// The environment lacks what the command needs (root, unshare, namespaces).
+    case environment = 4
+    /// A service that took too long: `status` got no connection or no answer within `--timeout`.
+    case timedOut = 5
+    /// A command-line usage error: unknown option, missing or out-of-range value.
+    case usage = 64
+    /// An internal error: a bug; please report it with the command line.
+    case internalError = 70
+    /// Ctrl-C (SIGINT) ended an interactive session: 128 + 2, as a shell reports it.
+    case interrupted = 130
+}
+
+/// The one error type commands end with: printed as one line,
+/// `forcestage COMMAND: MESSAGE`, and the process exits with `status`.
+public struct CommandFailure: Error, CustomStringConvertible, Sendable {
+    public var status: ExitStatus
+    public var message: String
+    /// The program and subcommand (`forcestage run`), filled in by ``runCommandLine(_:)``.
+    public var command: String?
+
+    public init(_ status: ExitStatus, _ message: String) {
+        self.status = status
+        self.message = message
+    }
+
+    /// A failure whose status another layer decided as a number (the service's
+    /// start errors); an unknown number is an internal error.
+    public init(code: Int32, _ message: String) {
+        self.init(ExitStatus(rawValue: code) ?? .internalError, message)
+    }
+
+    public var description: String { "\(command ?? "forcestage"): \(message)" }
+}
+
+/// A bad input file: the status is always ``ExitStatus/badInput``.
+public func badInput(_ error: InputError) -> CommandFailure { CommandFailure(.badInput, error.description) }
+
+/// Prints one line on stderr.
+public func printError(_ line: String) {
+    FileHandle.standardError.write(Data((line + "\n").utf8))
+}
+
+/// Writes a line to standard output, unbuffered enough for pipes.
+public func emit(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+/// Parses, validates and runs `Root` (a program's root command); every failure
+/// is one line naming the program and subcommand, and a documented
+/// ``ExitStatus`` (help and version print as usual). Called from each
+/// program's `main()`.
+public func runCommandLine<Root: ParsableCommand>(_ root: Root.Type) -> Never {
+    let program = Root.configuration.commandName ?? "forcestage"
+    let arguments = Array(CommandLine.arguments.dropFirst())
+    // The subcommand path as typed (`profile which`), for messages.
+    var named: [String] = []
+    var current: any ParsableCommand.Type = Root.self
+    for word in arguments {
+        guard let next = current.configuration.subcommands.first(where: { $0._commandName == word }) else { break }
+        named.append(word)
+        current = next
+    }
+    let who = ([program] + named).joined(separator: " ")
+    var command: any ParsableCommand
+    do {
+        command = try Root.parseAsRoot(arguments)
+    } catch {
+        let code = Root.exitCode(for: error)
+        guard code != .success else { Root.exit(withError: error) }  // --help, --version
+        var message = Root.message(for: error).replacingOccurrences(of: "\n", with: " ").trimmingCharacters(in: .whitespaces)
+        if message.hasPrefix("Error: ") { message.removeFirst(7) }
+        printError("\(who): \(message); see `\(who) --help`")
+        exit(ExitStatus.usage.rawValue)
+    }
+    do {
+        try command.run()
+    } catch var failure as CommandFailure {
+        if failure.command == nil { failure.command = who }
+        printError(failure.description)
+        exit(failure.status.rawValue)
+    } catch let code as ExitCode {
+        exit(code.rawValue)
+    } catch let error as ValidationError {
+        printError("\(who): \(error.message); see `\(who) --help`")
+        exit(ExitStatus.usage.rawValue)
+    } catch where Root.exitCode(for: error) == .success {
+        Root.exit(withError: error)  // `help`, --help inside a command
+    } catch {
+        printError("\(who): internal error: \(error); please report it with the command line")
+        exit(ExitStatus.internalError.rawValue)
+    }
+    exit(0)
+}

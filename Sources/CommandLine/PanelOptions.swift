@@ -1,0 +1,83 @@
+import ArgumentParser
+import Foundation
+import ForceStageFormats
+
+/// The panel's calibration on the command line: `--profile` or `--calibration`,
+/// declared once for every command that classifies. Which one wins over a
+/// recording's own calibration, an emulated recording or the profile library
+/// is ``CalibrationChoice``'s rule, not the command's.
+public struct CalibrationOptions: ParsableArguments, Sendable {
+    @Option(help: "The panel's profile (TOML; see README, Profiles). Wins over every other calibration.")
+    public var profile: String?
+
+    @Option(help: ArgumentHelp("A recording whose calibration block to use instead of a profile.", valueName: "REC.json"))
+    public var calibration: String?
+
+    public init() {}
+
+    public func validate() throws {
+        if profile != nil && calibration != nil { throw ValidationError("give --profile or --calibration, not both") }
+    }
+
+    /// The command-line part of ``CalibrationChoice/Candidates``.
+    public var candidates: CalibrationChoice.Candidates {
+        CalibrationChoice.Candidates(profilePath: profile, calibrationPath: calibration)
+    }
+}
+
+/// `--rate`: scans per second when the device states none, declared once.
+public struct RateOption: ParsableArguments, Sendable {
+    @Option(help: ArgumentHelp("Scans per second when the device has no sampling_frequency (default: the calibration recording's rate, where there is one).", valueName: "HZ"))
+    public var rate: Double?
+
+    public init() {}
+
+    public func validate() throws {
+        try checkOption(rate, "--rate", Limits.sampleRateHz, "scans per second")
+    }
+}
+
+/// Everything that names a live panel: where the sensor is, how it is
+/// calibrated, its rate. `run` and `meter` take it whole; `record` and
+/// `calibrate` take its device and rate parts (they make, not use, a
+/// calibration); `replay`, `evaluate`, `plot` and `forcestage-bench` its
+/// calibration part. Each option is declared once, with one default and help.
+public struct PanelOptions: ParsableArguments {
+    @OptionGroup public var device: DeviceOptions
+    @OptionGroup public var calibration: CalibrationOptions
+    @OptionGroup public var rate: RateOption
+
+    public init() {}
+}
+
+/// Checks one numeric option against its bounds (finite, inside `range`);
+/// the message names the flag, the range and the unit. Called from each
+/// command's `validate()`, so no unchecked number reaches a computation.
+public func checkOption(_ value: Double?, _ flag: String, _ range: ClosedRange<Double>, _ unit: String) throws {
+    guard let value else { return }
+    guard value.isFinite, range.contains(value) else {
+        throw ValidationError("\(flag) must be a number from \(JSON.format(range.lowerBound)) to \(JSON.format(range.upperBound)) \(unit), got \(value)")
+    }
+}
+
+/// The same for an integer option.
+public func checkOption(_ value: Int?, _ flag: String, _ range: ClosedRange<Int>, _ unit: String) throws {
+    guard let value else { return }
+    guard range.contains(value) else {
+        throw ValidationError("\(flag) must be from \(range.lowerBound) to \(range.upperBound) \(unit), got \(value)")
+    }
+}
+
+/// Loads a recording; a bad one is a ``CommandFailure`` with status bad input.
+public func loadRecording(_ path: String) throws(CommandFailure) -> Recording {
+    do { return try Recording.load(URL(fileURLWithPath: path)) } catch { throw badInput(error) }
+}
+
+/// The setup for a recording read from `path`, by ``CalibrationChoice``'s rule
+/// (--profile, --calibration, the recording's own calibration).
+public func makeSetup(for recording: Recording, path: String, calibration: CalibrationOptions) throws(CommandFailure) -> PanelSetup {
+    do {
+        return try PanelSetup.forRecording(recording, path: path, profilePath: calibration.profile,
+                                           calibrationPath: calibration.calibration)
+    } catch { throw badInput(error) }
+}
