@@ -142,6 +142,7 @@ let package = Package(
         // real processes with output in files.
         .target(
             name: "TestSupport",
+            dependencies: ["ForceStageCore"],
             path: "Tests/Support"
         ),
         .testTarget(

@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 @testable import ForceStageCore
 
 /// The specialised decode, the batch entry point and the debug invariants of the one scan kernel.
@@ -75,25 +76,10 @@ struct KernelTests {
         }
     }
 
-    /// A one-channel pipeline and 4096 scans of presses with noise, as AllocationTests builds them.
+    /// The shared press train (TestSupport), with a 40 ms gap at scan 1000.
     static func pressTrain() throws -> (ForcePipeline, [UInt8], Int) {
-        let format = try ChannelFormat(parsing: "le:u24/32>>0".utf8)
-        let ts = try ChannelFormat(parsing: "le:s64/64>>0".utf8)
-        let layout = try ScanLayout([(index: 0, format: format), (index: 2, format: ts)])
-        let calibration = try PanelCalibration([(slot: 0, calibration: .linear(zeroRaw: 8_388_608, newtonsPerCount: 1e-5))], layout: layout)
-        let parameters = try ClassifierParameters(ClassifierSettings(peekNewtons: 1, popNewtons: 2.5), sampleRateHz: 80)
-        let pipeline = ForcePipeline(layout: layout, calibration: calibration, parameters: parameters, timestampSlot: 1)
-        let scans = 4096
-        var bytes = [UInt8](repeating: 0, count: scans * layout.scanSize)
-        bytes.withUnsafeMutableBytes { raw in
-            for i in 0..<scans {
-                let phase = i % 256
-                let newtons: Double = phase < 64 ? 0 : phase < 128 ? 1.6 : phase < 192 ? 3.2 : 0
-                format.encode(8_388_608 + Int64(newtons / 1e-5) + Int64(i % 7), to: raw.baseAddress! + i * layout.scanSize)
-                ts.encode(Int64(i) * 12_500_000 + (i == 1000 ? 40_000_000 : 0), to: raw.baseAddress! + i * layout.scanSize + 8)
-            }
-        }
-        return (pipeline, bytes, scans)
+        let train = try PressTrain(gapAt: 1000)
+        return (train.pipeline, train.bytes, train.scans)
     }
 
     struct Collect: ForceEventSink {

@@ -13,22 +13,8 @@ func allocations(during body: () -> Void) -> Int { countAllocations(body) }
 struct ServiceAllocationTests {
     @Test("scan ring push, classifier stage and event ring pop allocate nothing per scan in the steady state")
     func perScanServicePath() throws {
-        let format = try ChannelFormat(parsing: "le:u24/32>>0")
-        let ts = try ChannelFormat(parsing: "le:s64/64>>0")
-        let layout = try ScanLayout([(index: 0, format: format), (index: 2, format: ts)])
-        let calibration = try PanelCalibration([(slot: 0, calibration: .linear(zeroRaw: 8_388_608, newtonsPerCount: 1e-5))], layout: layout)
-        let parameters = try ClassifierParameters(ClassifierSettings(peekNewtons: 1, popNewtons: 2.5), sampleRateHz: 80)
-        let pipeline = ForcePipeline(layout: layout, calibration: calibration, parameters: parameters, timestampSlot: 1)
-        let scans = 8192
-        var bytes = [UInt8](repeating: 0, count: scans * layout.scanSize)
-        bytes.withUnsafeMutableBytes { raw in
-            for i in 0..<scans {
-                let phase = i % 256
-                let newtons: Double = phase < 64 ? 0 : phase < 128 ? 1.6 : phase < 192 ? 3.2 : 0
-                format.encode(8_388_608 + Int64(newtons / 1e-5) + Int64(i % 7), to: raw.baseAddress! + i * layout.scanSize)
-                ts.encode(Int64(i) * 12_500_000, to: raw.baseAddress! + i * layout.scanSize + 8)
-            }
-        }
+        let train = try PressTrain(scans: 8192)
+        let layout = train.layout, pipeline = train.pipeline, bytes = train.bytes, scans = train.scans
         let counters = ServiceCounters()
         let scanRing = ScanRing(capacity: 64, slotBytes: layout.scanSize)
         let eventRing = SPSCRing<ServiceEvent>(capacity: 256)

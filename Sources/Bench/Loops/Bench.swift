@@ -3,6 +3,7 @@ import ForceStageFormats
 import ForceStageTools
 import Foundation
 import MallocInterposerSwift
+import Synchronization
 
 /// The loops `forcestage-bench` and the benchmark package measure.
 public enum Kernel: String, CaseIterable, Sendable {
@@ -43,8 +44,17 @@ private let allocationHook: MallocInterposerSwift.AllocationHook = { _ in
     if let t = countedThread, pthread_equal(pthread_self(), t) != 0 { countedAllocations += 1 }
 }
 
+/// One count at a time: the counted thread and the tally are process-wide, so
+/// two tests counting at once (swift-testing runs suites in parallel) would
+/// reset and unhook each other.
+private let countingLock = Mutex(())
+
 /// Allocations `body` makes on the calling thread, counted by malloc-interposer.
 public func countAllocations(_ body: () -> Void) -> Int {
+    countingLock.withLock { _ in countOnThisThread(body) }
+}
+
+private func countOnThisThread(_ body: () -> Void) -> Int {
     MallocInterposerSwift.setAllocationHook(allocationHook)
     MallocInterposerSwift.hook()
     countedAllocations = 0
