@@ -16,6 +16,7 @@ extension ForceStage {
                   forcestage synth --corpus corpus/
                   forcestage synth --panel panel4 --seed 3 --duration 120 --scenario vibration,tapping-bursts -o out/p4.json
                   forcestage synth --corpus scenarios/ --scenario all
+                  forcestage synth --panel panel4 --seed 21 --duration 60 --scenario sliding -o out/slide.json
                 """
         )
 
@@ -80,6 +81,15 @@ extension ForceStage {
             }
             guard script == "standard" || script == "session" else {
                 throw ValidationError("unknown --script '\(script)'; use standard or session")
+            }
+            if case .success(let set) = ScenarioSet.parse(scenario), !set.isDisjoint(with: .multiCell) {
+                let names = set.intersection(.multiCell).text
+                guard PanelKind(rawValue: panel) == .panel4 else {
+                    throw ValidationError("--scenario \(names) moves presses across a plate with several cells, and \(panel) has one; use --panel panel4")
+                }
+                guard script == "standard" else {
+                    throw ValidationError("--scenario \(names) moves presses, and a calibration session's masses stay put; drop one of --scenario \(names) and --script session")
+                }
             }
             guard parsedMasses != nil else {
                 throw ValidationError("--masses must be 1 to 32 masses in grams, each above zero and at most 1000000, comma-separated (e.g. 50,100,200,500), got '\(masses)'")

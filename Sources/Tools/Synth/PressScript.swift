@@ -65,7 +65,8 @@ public struct Press: Sendable {
     public var kind: PressKind
     /// The profile; the first and last keyframes are at zero force.
     public var keyframes: [Keyframe]
-    /// Where on the plate (x, y in 0...1); only panels with several cells use it.
+    /// Where on the plate the finger lands (x, y in 0...1); only panels with
+    /// several cells use it. See ``position(at:)`` for a sliding press.
     public var x: Double
     public var y: Double
     /// Tremor: a physiological component and a slower waver, with phases.
@@ -74,6 +75,8 @@ public struct Press: Sendable {
     /// The residual force just after release (newtons) and its time constant (s).
     public var relaxationNewtons: Double
     public var relaxationSeconds: Double
+    /// The slide, for a press that moves while held (scenario `sliding`); nil stays put.
+    public var path: PressPath? = nil
 
     /// When the finger lands.
     public var start: Double { keyframes.first!.time }
@@ -124,6 +127,7 @@ public enum SynthError: Error, Equatable, Sendable, CustomStringConvertible {
     case nonPositivePresses(Int)
     case pressesDoNotFit(Int, needSeconds: Double, haveSeconds: Double)
     case badMasses([Double])
+    case needsCells(String, panel: String)
 
     public var description: String {
         switch self {
@@ -135,6 +139,8 @@ public enum SynthError: Error, Equatable, Sendable, CustomStringConvertible {
             return "--presses must be at least 1, got \(n)"
         case .badMasses(let m):
             return "--masses must be one or more masses above zero grams, got \(m.map { JSON.format($0) }.joined(separator: ","))"
+        case .needsCells(let scenarios, let panel):
+            return "--scenario \(scenarios) moves presses across a plate with several cells, and \(panel) has one; use --panel panel4"
         case .pressesDoNotFit(let n, let need, let have):
             return "\(n) presses need about \(Int(need.rounded(.up))) s but the recording lasts \(JSON.format(have)) s; give a longer --duration or fewer --presses"
         }

@@ -36,22 +36,31 @@ public struct ScenarioSet: OptionSet, Sendable, Hashable {
     public static let longHolds = ScenarioSet(rawValue: 1 << 9)
     /// Noise of about 4 % of the peek level rms (a poor panel).
     public static let lowSNR = ScenarioSet(rawValue: 1 << 10)
+    /// Presses that move across the plate while held (issue 15), on a panel
+    /// with several cells: about two in three slide up to 0.8 plate units, at
+    /// most 1 plate unit/s on average; labels carry the position at their scan.
+    /// Not in `all` (the real-sensor set), so `all` writes what it always wrote.
+    public static let sliding = ScenarioSet(rawValue: 1 << 11)
 
     /// The names used on the command line, in a fixed order.
     public static let names: [(String, ScenarioSet)] = [
         ("zero-floor", .zeroFloor), ("clipped-holds", .clippedHolds), ("tapping-bursts", .tappingBursts),
         ("partial-letgos", .partialLetGos), ("slow-ramps", .slowRamps), ("low-rate-taps", .lowRateTaps),
         ("fsr-creep", .fsrCreep), ("vibration", .vibration), ("thermal-ramps", .thermalRamps),
-        ("long-holds", .longHolds), ("low-snr", .lowSNR),
+        ("long-holds", .longHolds), ("low-snr", .lowSNR), ("sliding", .sliding),
     ]
 
-    /// Every scenario.
-    public static let all = ScenarioSet(names.map(\.1))
+    /// Every real-sensor scenario (issue 13): everything but `sliding`, which is asked for by name.
+    public static let all = ScenarioSet(names.map(\.1)).subtracting(.sliding)
+
+    /// The scenarios that need a panel with several cells.
+    public static let multiCell: ScenarioSet = [.sliding]
 
     /// The scenarios that add press shapes to the script.
     public static let pressShapes: ScenarioSet = [.clippedHolds, .tappingBursts, .partialLetGos, .slowRamps, .lowRateTaps, .longHolds]
 
-    /// Parses `all`, `none` or a comma-separated list of names.
+    /// Parses `all`, `none` or a comma-separated list of names (`all` may be
+    /// one of them: `all,sliding`).
     public static func parse(_ text: String) -> Result<ScenarioSet, UnknownArtefact> {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         if trimmed == "all" { return .success(.all) }
@@ -59,6 +68,7 @@ public struct ScenarioSet: OptionSet, Sendable, Hashable {
         var set: ScenarioSet = []
         for word in trimmed.split(separator: ",", omittingEmptySubsequences: false) {
             let name = word.trimmingCharacters(in: .whitespaces)
+            if name == "all" { set.formUnion(.all); continue }
             guard let match = names.first(where: { $0.0 == name }) else { return .failure(UnknownArtefact(word: name)) }
             set.insert(match.1)
         }
@@ -69,6 +79,9 @@ public struct ScenarioSet: OptionSet, Sendable, Hashable {
     public var text: String {
         if self == .all { return "all" }
         if isEmpty { return "none" }
+        if isSuperset(of: .all) {
+            return (["all"] + ScenarioSet.names.filter { subtracting(.all).contains($0.1) }.map(\.0)).joined(separator: ",")
+        }
         return ScenarioSet.names.filter { contains($0.1) }.map(\.0).joined(separator: ",")
     }
 }

@@ -73,7 +73,7 @@ public struct SynthResult: Sendable {
 public enum Synthesizer {
     // Independent random streams, so that e.g. switching noise off does not
     // move the presses.
-    private enum Stream: UInt64 { case panel = 1, script, drops, spikes, noise, drift, clock, scenario }
+    private enum Stream: UInt64 { case panel = 1, script, drops, spikes, noise, drift, clock, scenario, slide }
 
     /// Synthesizes one recording.
     /// - Parameter progress: called now and then with the fraction of scans made (0..<1); it
@@ -89,8 +89,11 @@ public enum Synthesizer {
         let model = PanelModel.make(options.panel, random: &panelRandom)
         let truePeriod = 1 / (model.sampleRateHz * (1 + model.clockError))
         var total = Int((options.duration * model.sampleRateHz).rounded())
+        if !options.scenarios.isDisjoint(with: .multiCell) && model.cellCount < 2 {
+            throw .needsCells(options.scenarios.intersection(.multiCell).text, panel: options.panel.rawValue)
+        }
         var scriptRandom = stream(.script)
-        let script: PressScript
+        var script: PressScript
         if case .calibrationSession(let masses) = options.script {
             // The session sets its own length: every step, then a quiet tail.
             script = try PressScript.calibrationSession(for: model, massesGrams: masses, random: &scriptRandom)
@@ -108,6 +111,10 @@ public enum Synthesizer {
                 default: throw error
                 }
             }
+        }
+        if options.scenarios.contains(.sliding) && options.script == .standard {  // a session's masses stay put
+            var random = stream(.slide)
+            script.addSlides(random: &random)
         }
         // A session's length comes from its steps, not from --duration.
         let duration = options.script == .standard ? options.duration : Double(total) / model.sampleRateHz
@@ -136,11 +143,14 @@ public enum Synthesizer {
             labels = GroundTruth.labels(force: truth, peek: model.peekNewtons, pop: model.popNewtons)
         }
         if model.cellCount == 4 {
-            // Where the finger pressed (the spec's labels x/y, on a multi-cell panel), 4 decimals.
+            // Where the finger pressed at the label's scan (the spec's labels x/y,
+            // on a multi-cell panel), 4 decimals; a sliding press has moved on by then.
             for i in labels.indices {
-                guard let p = script.pressIndex(at: times[labels[i].sample]) else { continue }
-                labels[i].x = (script.presses[p].x * 10_000).rounded() / 10_000
-                labels[i].y = (script.presses[p].y * 10_000).rounded() / 10_000
+                let t = times[labels[i].sample]
+                guard let p = script.pressIndex(at: t) else { continue }
+                let at = script.presses[p].position(at: t)
+                labels[i].x = (at.x * 10_000).rounded() / 10_000
+                labels[i].y = (at.y * 10_000).rounded() / 10_000
             }
         }
 
@@ -197,7 +207,7 @@ public enum Synthesizer {
                 for c in 0..<cellForce.count { cellForce[c] = 0 }
                 if let p = script.pressIndex(at: t) {
                     let press = script.presses[p]
-                    let shares = model.shares(at: (press.x, press.y))
+                    let shares = model.shares(at: press.position(at: t))
                     let f = truth[row]
                     for c in 0..<shares.count { cellForce[c] += f * shares[c] }
                 }
@@ -208,7 +218,7 @@ public enum Synthesizer {
                         let press = script.presses[p]
                         let r = press.relaxation(at: t)
                         if r > 0 {
-                            let shares = model.shares(at: (press.x, press.y))
+                            let shares = model.shares(at: press.position(at: t))  // where it lifted off
                             for c in 0..<shares.count { cellForce[c] += r * shares[c] }
                         }
                         p += 1
@@ -272,7 +282,7 @@ public enum Synthesizer {
             var f = 0.0
             if let p = script.pressIndex(at: t) {
                 let press = script.presses[p]
-                shares = model.shares(at: (press.x, press.y))
+                shares = model.shares(at: press.position(at: t))
                 f = press.force(at: t)
             }
             var total = 0.0
@@ -308,7 +318,8 @@ public enum Synthesizer {
     /// The scenario corpus (issue 13): every panel, two seeds, every artefact
     /// and the given scenarios, 120 s each (600 s at 10 scans/s), named
     /// `PANEL-scenarios-sSEED`. FSR creep and the zero floor go only to the
-    /// FSR panel and vibration only to load cells (an FSR cannot read below zero).
+    /// FSR panel and vibration only to load cells (an FSR cannot read below zero);
+    /// sliding only to the four-cell panel.
     public static func scenarioCorpus(_ scenarios: ScenarioSet = .all) -> [(stem: String, options: SynthOptions)] {
         var list: [(String, SynthOptions)] = []
         for panel in PanelKind.allCases {
@@ -316,6 +327,12 @@ public enum Synthesizer {
             // no vibration (which must swing below zero); load cells the reverse.
             var set = scenarios
             if panel == .fsrADS1115 { set.remove(.vibration) } else { set.subtract([.fsrCreep, .zeroFloor]) }
+            // Slides need several cells; a single-cell panel that only a slide
+            // was asked of is left out rather than written plain.
+            if panel != .panel4 {
+                set.subtract(.multiCell)
+                if set.isEmpty && !scenarios.isDisjoint(with: .multiCell) { continue }
+            }
             for seed: UInt64 in [11, 12] {
                 list.append(("\(panel.rawValue)-scenarios-s\(seed)",
                              SynthOptions(panel: panel, seed: seed, duration: panel == .hx711at10 ? 600 : 120, artefacts: .all,

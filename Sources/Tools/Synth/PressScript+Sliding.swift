@@ -1,0 +1,55 @@
+import Foundation
+
+extension PressScript {
+    /// The fastest mean speed of a slide, plate units per second. The easing
+    /// makes the top speed 1.5 times the mean: a finger dragging a tenth of a
+    /// 10 cm plate in a tenth of a second at most, as a press that keeps its
+    /// force does; a flick is not a press.
+    public static let slideMeanSpeed = 1.0
+
+    /// Turns about two presses in three into slides (scenario `sliding`): the
+    /// finger lands where the press was placed and moves, while held, towards
+    /// another spot on the plate along a gently bent path. The force profile is
+    /// untouched, so the labels' samples stay as they were; their `x`/`y` become
+    /// the position at each label's scan (the recording spec: "where the finger
+    /// pressed at that scan").
+    ///
+    /// A hard slam stays put: it lands near a corner to drive one cell onto
+    /// its rail, and a slide would move that load onto other cells.
+    ///
+    /// - Parameter random: a stream of its own, so that the presses, their
+    ///   forces and every artefact are those of the same recording without slides.
+    mutating func addSlides(random: inout SeededRandom) {
+        for i in presses.indices {
+            // The same draws for every press, whatever it is, so one press's
+            // kind never shifts another's slide.
+            let slides = random.chance(2.0 / 3)
+            let targetX = random.uniform(0.1, 0.9)
+            let targetY = random.uniform(0.1, 0.9)
+            let bend = random.uniform(-0.25, 0.25)
+            let startShare = random.uniform(0, 0.4)
+            let endShare = random.uniform(0.6, 1.0)
+            let press = presses[i]
+            guard slides, press.kind != .hardSlam, press.fallStart > press.start else { continue }
+            // It starts moving while the force rises or holds, and stops
+            // before or while it lifts.
+            let startTime = press.start + startShare * (press.fallStart - press.start)
+            let endTime = startTime + endShare * (press.end - startTime)
+            var dx = targetX - press.x
+            var dy = targetY - press.y
+            let chord = (dx * dx + dy * dy).squareRoot()
+            let longest = Self.slideMeanSpeed * (endTime - startTime)
+            if chord > longest {
+                dx *= longest / chord
+                dy *= longest / chord
+            }
+            // Bent sideways by up to a quarter of its length; the control point
+            // stays on the plate, so the whole curve does (and away from the
+            // corners that a hard slam is for).
+            let controlX = min(0.9, max(0.1, press.x + dx / 2 - bend * dy))
+            let controlY = min(0.9, max(0.1, press.y + dy / 2 + bend * dx))
+            presses[i].path = PressPath(startTime: startTime, endTime: endTime, controlX: controlX, controlY: controlY,
+                                        endX: press.x + dx, endY: press.y + dy)
+        }
+    }
+}
