@@ -1,3 +1,4 @@
+// Over 300 lines: the press state machine: debounce, hysteresis, hold, stuck and baseline rules that read the same state.
 /// Where a press stands.
 public enum PressState: UInt8, Equatable, BitwiseCopyable, Sendable {
     /// Nothing pressed (or a touch below the peek level).

@@ -1,3 +1,4 @@
+// Over 300 lines: decode, calibration, positions and the classifier wired per scan and per block, with the health counters they share.
 /// Counters a pipeline keeps; every loss is counted, none is silent.
 public struct PipelineCounters: Equatable, BitwiseCopyable, Sendable {
     /// Scans processed.

@@ -1,3 +1,4 @@
+// Over 300 lines: the profile schema: every key read, bounded and given its error in one place.
 import Foundation
 import ForceStageCore
 import ForceStageGestures

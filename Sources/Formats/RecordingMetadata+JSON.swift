@@ -1,3 +1,4 @@
+// Over 300 lines: the recording metadata schema: every key read and bounded in one place, beside its writer.
 import Foundation
 import ForceStageCore
 

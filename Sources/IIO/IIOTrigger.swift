@@ -1,3 +1,4 @@
+// Over 300 lines: every trigger kind (named, hrtimer, sysfs) with its configfs/sysfs set-up and undo, each undo beside its set-up.
 #if canImport(Glibc)
 import Glibc
 #endif

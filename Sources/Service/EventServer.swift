@@ -1,3 +1,4 @@
+// Over 300 lines: the socket's accept, per-client buffers, subscriptions and status replies share one poll loop and its client table.
 import Foundation
 import Logging
 import ForceStageCore

@@ -1,3 +1,4 @@
+// Over 300 lines: the service's set-up, thread start and shutdown in one type; splitting it by thread under one owner is the open part of issue 11.
 import Foundation
 import Logging
 import Synchronization

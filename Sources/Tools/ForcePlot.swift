@@ -1,3 +1,4 @@
+// Over 300 lines: one SVG figure (axes, levels, curve, events, labels, positions, legend) laid out in one coordinate system.
 import ForceStageCore
 import ForceStageFormats
 

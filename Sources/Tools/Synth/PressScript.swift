@@ -1,3 +1,4 @@
+// Over 300 lines: the press kinds, their keyframes and the script's draw, which share one seeded generator.
 import Foundation
 import ForceStageFormats
 

@@ -1,3 +1,4 @@
+// Over 300 lines: the physical model rendering a script into scans, each artefact's physics applied in its order.
 import Foundation
 import ForceStageCore
 import ForceStageFormats
