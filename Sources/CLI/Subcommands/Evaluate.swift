@@ -99,12 +99,10 @@ extension ForceStage {
             }
             let overall = report.overall
             if let minF1, overall.f1 < minF1 {
-                FileHandle.standardError.write(Data("forcestage: F1 \(fixedText(overall.f1)) is below --min-f1 \(minF1)\n".utf8))
-                throw ExitCode(1)
+                throw CommandFailure(.deviceFault, "F1 \(fixedText(overall.f1)) is below --min-f1 \(minF1)")
             }
             if let minWithin, overall.withinTarget < minWithin {
-                FileHandle.standardError.write(Data("forcestage: \(fixedText(overall.withinTarget)) of presses within target is below --min-within \(minWithin)\n".utf8))
-                throw ExitCode(1)
+                throw CommandFailure(.deviceFault, "\(fixedText(overall.withinTarget)) of presses within target is below --min-within \(minWithin)")
             }
         }
     }

@@ -27,11 +27,11 @@ extension ForceStage.Run {
         guard !delays.isEmpty else { throw CommandFailure(.deviceFault, "every play on \(settings.device) failed (write of EV_FF)") }
         delays.sort()
         func p(_ q: Double) -> String {
-            let v = delays[min(delays.count - 1, max(0, Int((q / 100 * Double(delays.count)).rounded(.up)) - 1))]
+            let v = percentile(delays, q / 100)!
             return String(format: "%.3f", Double(v) / 1e6)
         }
         print("haptics \(settings.device) (\(settings.effect.rawValue), \(settings.durationMs) ms): \(delays.count) taps, \(failed) failed")
         print("delay (call to write returning), ms: p50 \(p(50))  p90 \(p(90))  p99 \(p(99))  max \(p(100))")
-        if failed > 0 { throw ExitCode(1) }
+        if failed > 0 { throw CommandFailure(.deviceFault, "\(failed) of \(taps) plays on \(settings.device) failed (write of EV_FF)") }
     }
 }

@@ -85,7 +85,7 @@ extension ForceStage {
                         bad += 1
                     }
                 }
-                if bad > 0 { throw ExitCode(1) }
+                if bad > 0 { throw CommandFailure(.badInput, "\(bad) profile\(bad == 1 ? "" : "s") did not validate (each named above)") }
             }
         }
     }
