@@ -35,6 +35,7 @@ struct SlidingTests {
     @Test("Labels carry the position at their own scan; many sliding peeks and pops have left the landing spot")
     func labelsFollowThePath() throws {
         var moved = 0
+        var moving = 0
         var labelled = 0
         for seed in Self.seeds {
             let r = try Synthesizer.synthesize(Self.options(seed))
@@ -47,11 +48,15 @@ struct SlidingTests {
                 #expect(abs(x - at.x) <= 0.00005 && abs(y - at.y) <= 0.00005, "seed \(seed) \(label.event) at \(label.sample)")
                 labelled += 1
                 if hypot(x - press.x, y - press.y) > 0.02 { moved += 1 }
+                if let path = press.path, t > path.startTime, t < path.endTime { moving += 1 }
             }
         }
-        // Without this the acceptance test below would be the off-centre test again.
-        // (Seeds 21-24: 36 of 137; peeks come before a slide starts, so most that moved are pops.)
+        // Without this the acceptance test below would be the off-centre test
+        // again. Seeds 21-24: 42 of 137 labelled peeks and pops lie over 0.02
+        // from the landing spot and 70 of 137 are taken while the finger moves
+        // (it eases into a slide, so a peek early in one has not gone far yet).
         #expect(moved * 4 >= labelled, "\(moved) of \(labelled) labelled peeks and pops lie over 0.02 from where the press landed")
+        #expect(moving * 2 >= labelled, "\(moving) of \(labelled) labelled peeks and pops are taken while the finger moves")
     }
 
     @Test("Paths stay on the plate, start where the finger landed and keep to the speed bound")

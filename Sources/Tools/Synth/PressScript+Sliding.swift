@@ -27,7 +27,10 @@ extension PressScript {
             let targetX = random.uniform(0.1, 0.9)
             let targetY = random.uniform(0.1, 0.9)
             let bend = random.uniform(-0.25, 0.25)
-            let startShare = random.uniform(0, 0.4)
+            // Half the slides are under way as the finger lands (a drag that
+            // firms up into a peek or a force click), so the peek's own scan
+            // finds the finger moving; the rest start while the press holds.
+            let startShare = max(0, random.uniform(-0.4, 0.4))
             let endShare = random.uniform(0.6, 1.0)
             let press = presses[i]
             guard slides, press.kind != .hardSlam, press.fallStart > press.start else { continue }
