@@ -1,3 +1,4 @@
+import ForceStageIIO
 import Foundation
 import Logging
 import ForceStageCore

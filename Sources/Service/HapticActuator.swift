@@ -1,3 +1,4 @@
+import ForceStageIIO
 import ForceStageFormats
 import Foundation
 

@@ -1,3 +1,4 @@
+import ForceStageIIO
 import Foundation
 
 /// The client side of `forcestage status`: connects to the service's socket,
@@ -104,7 +105,7 @@ public enum StatusClient {
         profile         \(v("profile"))  \(v("sampleRateHz")) scans/s  \(v("scansPerRefill")) scans per refill
         scans           \(v("scans")) classified, \(v("scansRead")) read, \(v("droppedScans")) dropped (timestamp gaps)
         events          \(v("events"))
-        overflows       scan ring \(o["scanRing"].map { "\($0)" } ?? "-"), classifier ring \(o["classifierRing"].map { "\($0)" } ?? "-"), event ring \(o["eventRing"].map { "\($0)" } ?? "-")
+        overflows       classifier ring \(o["classifierRing"].map { "\($0)" } ?? "-"), event ring \(o["eventRing"].map { "\($0)" } ?? "-")
         budget          \(v("budgetMs")) ms, worst case \(v("worstCaseMs")) ms, \(v("budgetViolations")) violations
         latency         \(lat("latencyMs"))
         host latency    \(lat("hostLatencyMs"))\(haptic)

@@ -111,7 +111,7 @@ struct CalibrateEmulatorTests {
         defer { try? FileManager.default.removeItem(at: dir) }
         let session = try Self.session(in: dir)
         let output = dir.appendingPathComponent("panel.toml")
-        let term = try PseudoTerminal(Self.calibrateCommand(session, output: output) + ["--mass", "500"])
+        let term = try PseudoTerminal(Self.calibrateCommand(session, output: output) + ["--mass", "500", "--rate", "80"])
         #expect(term.expect("Step 3 of 5: press lightly", timeout: 60), "\(term.output)")
         term.type("\u{3}")
         let code = term.waitExit(timeout: 30)

@@ -1,6 +1,5 @@
 import ArgumentParser
 import ForceStageCore
-import ForceStageEmulator
 import ForceStageFormats
 import ForceStageTools
 import Foundation
@@ -44,7 +43,7 @@ extension ForceStage {
                     return (p.channels, p.settings, "profile \(p.name)")
                 } catch { throw badInput(error) }
             }
-            let calibrationPath = calibration ?? ProcessInfo.processInfo.environment[EmulatorEnvironment.recording]
+            let calibrationPath = calibration
             if calibration == nil, let dir = profileDirectory(), let library = try? ProfileLibrary(directory: dir),
                let best = library.best(deviceName: deviceName, label: label) {
                 return (best.profile.channels, best.profile.settings, "profile \(best.profile.name)")

@@ -1,6 +1,5 @@
 import ArgumentParser
 import ForceStageCore
-import ForceStageEmulator
 import ForceStageFormats
 import ForceStageTools
 import ForceStageIIO
@@ -36,7 +35,7 @@ extension ForceStage {
         @Option(help: "The panel's profile (TOML; see README). SIGHUP re-reads it.")
         var profile: String?
 
-        @Option(help: "A recording whose calibration to use instead of a profile (default: the recording being emulated, when its device name/label matches).")
+        @Option(help: "A recording whose calibration to use instead of a profile (e.g. the recording an emulated device plays).")
         var calibration: String?
 
         @Option(help: "Allowed press-to-event time, milliseconds (default: the profile's [latency] budget_ms, else 25). Also decides the default scans per refill.")
@@ -107,7 +106,7 @@ extension ForceStage {
             }
         }
 
-        /// The calibration: --profile, --calibration, else the emulated recording if it matches the device.
+        /// The calibration: --profile, else --calibration. A device carries no calibration, emulated or not.
         private func panelSource(for device: IIODevice) throws -> PanelSource {
             if let profile {
                 do { return PanelSource(profile: try Profile.load(URL(fileURLWithPath: profile))) } catch {
@@ -121,11 +120,6 @@ extension ForceStage {
                     throw fail("run", error.description, code: 2)
                 }
                 name = calibration
-            } else if let path = ProcessInfo.processInfo.environment[EmulatorEnvironment.recording],
-                      let m = try? RecordingMetadata.load(URL(fileURLWithPath: path)),
-                      m.deviceName == device.name, m.deviceLabel == nil || m.deviceLabel == device.label {
-                metadata = m
-                name = path
             } else {
                 throw fail("run", "no calibration for \(device.displayName); pass --profile PROFILE.toml (or --calibration REC.json, a recording of this panel with a calibration)")
             }
@@ -197,8 +191,8 @@ extension ForceStage {
         }
 
         private static func serve(_ config: ServiceConfiguration, logger: Logger) throws -> Int32 {
-            let service = ForceService(configuration: config, logger: logger)
-            do { try service.prepare() } catch {
+            let service: ForceService
+            do { service = try ForceService(configuration: config, logger: logger) } catch {
                 throw fail("run", error.description, code: error.code)
             }
             return service.run()
