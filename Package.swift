@@ -9,6 +9,7 @@ import PackageDescription
 //        └──► Tools ──► Formats
 //   Bench (forcestage-bench) ──► CommandLine, Tools, Formats, Core, malloc-interposer
 //   hardware/emulator ──► Formats, Core
+//   Clock (the one monotonic clock) ◄── Formats, IIO and every host module above
 //
 // The shipped `forcestage` never links Bench or malloc-interposer.
 let package = Package(
@@ -49,11 +50,16 @@ let package = Package(
             dependencies: ["ForceStageCore"],
             path: "Sources/Gestures"
         ),
+        // Clock: the one monotonic clock of every host module (no Foundation).
+        .target(
+            name: "ForceStageClock",
+            path: "Sources/Clock"
+        ),
         // Formats: recordings, profiles (TOML), event lines (JSON), their
         // limits and the exclusive file writer; each read once into a typed value.
         .target(
             name: "ForceStageFormats",
-            dependencies: ["ForceStageCore", "ForceStageGestures"],
+            dependencies: ["ForceStageClock", "ForceStageCore", "ForceStageGestures"],
             path: "Sources/Formats"
         ),
         // libiio's C API, linked through pkg-config.
@@ -66,7 +72,7 @@ let package = Package(
         // IIO: Swift over libiio (contexts, devices, channels, buffers, triggers).
         .target(
             name: "ForceStageIIO",
-            dependencies: ["CIIO", "ForceStageCore"],
+            dependencies: ["CIIO", "ForceStageClock", "ForceStageCore"],
             path: "Sources/IIO"
         ),
         // Service: the deployable reader/classifier/sink over lock-free rings,
@@ -74,7 +80,7 @@ let package = Package(
         .target(
             name: "ForceStageService",
             dependencies: [
-                "ForceStageCore", "ForceStageGestures", "ForceStageFormats", "ForceStageIIO",
+                "ForceStageClock", "ForceStageCore", "ForceStageGestures", "ForceStageFormats", "ForceStageIIO",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/Service"
@@ -89,7 +95,7 @@ let package = Package(
         // Plays the kernel's IIO ABI from a recording inside a private mount namespace.
         .target(
             name: "ForceStageEmulator",
-            dependencies: ["ForceStageCore", "ForceStageFormats"],
+            dependencies: ["ForceStageClock", "ForceStageCore", "ForceStageFormats"],
             path: "hardware/emulator"
         ),
         // The command line both programs share: the option groups (PanelOptions:
@@ -106,6 +112,7 @@ let package = Package(
         .executableTarget(
             name: "forcestage",
             dependencies: [
+                "ForceStageClock",
                 "ForceStageCore",
                 "ForceStageGestures",
                 "ForceStageFormats",
@@ -123,7 +130,7 @@ let package = Package(
         .target(
             name: "ForceStageBench",
             dependencies: [
-                "CIIO", "ForceStageCore", "ForceStageFormats", "ForceStageTools",
+                "CIIO", "ForceStageClock", "ForceStageCore", "ForceStageFormats", "ForceStageTools",
                 .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
             ],
             path: "Sources/Bench/Loops"

@@ -38,8 +38,8 @@ measure() {
     kill -TERM "$top" 2>/dev/null || true
 }
 
-"$bin" emulate --sensor ads1115 "$work/fsr.json" -- "$bin" run --exit-on-timeout >/dev/null 2>"$work/run.err" &
-measure $! "$bin run --exit-on-timeout" "forcestage run" || cat "$work/run.err"
+"$bin" emulate --sensor ads1115 "$work/fsr.json" -- "$bin" run --calibration "$work/fsr.json" --exit-on-timeout >/dev/null 2>"$work/run.err" &
+measure $! "$bin run --calibration" "forcestage run" || cat "$work/run.err"
 wait 2>/dev/null || true
 "$bin" emulate --sensor ads1115 "$work/fsr.json" -- iio_readdev -u local: -b 4 ads1015 >/dev/null 2>"$work/readdev.err" &
 measure $! "$(command -v iio_readdev) -u local:" "iio_readdev -b 4" || cat "$work/readdev.err"

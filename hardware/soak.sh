@@ -20,7 +20,7 @@ SOCK="$DIR/soak.sock"
 rm -f "$DIR/rss.txt" "$DIR/stderr.txt" "$DIR/status.json"
 start=$(date +%s)
 "$B" emulate --speed "$SPEED" --end-after-recording "$REC" -- \
-    "$B" run --socket "$SOCK" --no-stdout --log-level info 2>"$DIR/stderr.txt" &
+    "$B" run --calibration "$REC" --socket "$SOCK" --no-stdout --log-level info 2>"$DIR/stderr.txt" &
 EMU=$!
 i=0
 while [ ! -S "$SOCK" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done

@@ -9,8 +9,7 @@ import Foundation
 /// 1. `--profile P.toml`;
 /// 2. `--calibration REC.json` (a recording's `calibration` block);
 /// 3. the calibration of the recording being classified (replay, evaluate, plot, bench);
-/// 4. on a live device, the recording `forcestage emulate` is playing, when it names this device;
-/// 5. on a live device, the best-matching profile in `calibration/`.
+/// 4. on a live device, the best-matching profile in `calibration/`.
 public enum CalibrationChoice: Sendable {
     /// A profile file.
     case profile(Profile)
@@ -27,8 +26,6 @@ public enum CalibrationChoice: Sendable {
         public var recording: (path: String, metadata: RecordingMetadata)?
         /// The live device's name and label.
         public var device: (name: String, label: String?)?
-        /// The recording being emulated (only used when it names `device`).
-        public var emulatedPath: String?
         /// The directory of profiles to pick the best match for `device` from.
         public var library: URL?
 
@@ -56,11 +53,6 @@ public enum CalibrationChoice: Sendable {
             return .recording(path: path, metadata: metadata, calibration: calibration)
         }
         guard let device = c.device else { return nil }
-        if let path = c.emulatedPath, let metadata = try? RecordingMetadata.load(URL(fileURLWithPath: path)),
-           let calibration = metadata.calibration,
-           metadata.deviceName == device.name, metadata.deviceLabel == nil || metadata.deviceLabel == device.label {
-            return .recording(path: path, metadata: metadata, calibration: calibration)
-        }
         if let dir = c.library, let library = try? ProfileLibrary(directory: dir),
            let best = library.best(deviceName: device.name, label: device.label) {
             return .profile(best.profile)
@@ -81,6 +73,15 @@ public enum CalibrationChoice: Sendable {
         switch self {
         case .profile(let p): return p.channels
         case .recording(_, _, let c): return c.force
+        }
+    }
+
+    /// The rate a calibration recording states, the fallback for a live device that
+    /// states none (an HX711 has no `sampling_frequency`); a profile states none.
+    public var sampleRateHz: Double? {
+        switch self {
+        case .profile: return nil
+        case .recording(_, let metadata, _): return metadata.sampleRateHz
         }
     }
 

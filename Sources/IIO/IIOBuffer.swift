@@ -9,7 +9,7 @@ import Glibc
 ///
 /// Enable the channels first; a refill then holds up to ``scansPerRefill``
 /// whole scans laid out by the kernel's rule, readable through ``bytes``.
-public final class IIOBuffer: @unchecked Sendable {
+public final class IIOBuffer {
     /// The device streamed from.
     public let device: IIODevice
     /// Scans a blocking refill waits for (libiio's `samples_count`).
@@ -19,8 +19,6 @@ public final class IIOBuffer: @unchecked Sendable {
     @usableFromInline internal let pointer: OpaquePointer
     /// Whether refills are non-blocking (poll-driven).
     public private(set) var isBlocking = true
-    /// A self-pipe: ``cancel()`` writes, ``waitAndRefill(timeoutMs:)`` polls the read end.
-    private var cancelPipe: (read: Int32, write: Int32) = (-1, -1)
 
     /// The default scans per refill: what arrives within `latencyBudgetMs` at
     /// `sampleRateHz`, kept between 1 and 4 as libiio's maintainers advise for
@@ -60,20 +58,9 @@ public final class IIOBuffer: @unchecked Sendable {
         self.device = device
         self.scansPerRefill = scansPerRefill
         self.scanSize = size
-        var fds: [Int32] = [-1, -1]
-        if pipe(&fds) == 0 {
-            for fd in fds {
-                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-                _ = fcntl(fd, F_SETFL, O_NONBLOCK)
-            }
-            self.cancelPipe = (fds[0], fds[1])
-        }
     }
 
-    deinit {
-        iio_buffer_destroy(pointer)
-        if cancelPipe.read >= 0 { close(cancelPipe.read); close(cancelPipe.write) }
-    }
+    deinit { iio_buffer_destroy(pointer) }
 
     /// Switches between blocking and non-blocking refills. Calls `iio_buffer_set_blocking_mode`.
     ///
@@ -106,33 +93,6 @@ public final class IIOBuffer: @unchecked Sendable {
         return .success(n)
     }
 
-    /// A poll-driven refill for non-blocking buffers: waits until the device
-    /// is readable (or `timeoutMs` passes, or ``cancel()`` is called), then
-    /// refills. Calls `poll` on `iio_buffer_get_poll_fd`, then `iio_buffer_refill`.
-    ///
-    /// - Returns: bytes read (a partial buffer is normal), or `ETIMEDOUT`, `EBADF` when cancelled.
-    public func waitAndRefill(timeoutMs: Int32) -> Result<Int, IIOError> {
-        let fd: Int32
-        do { fd = try pollFileDescriptor() } catch { return .failure(error) }
-        var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
-                   pollfd(fd: cancelPipe.read, events: Int16(POLLIN), revents: 0)]
-        while true {
-            let r = poll(&fds, 2, timeoutMs)
-            if r < 0 {
-                if errno == EINTR { continue }
-                return .failure(IIOError.fromErrno("poll(\(device.id))"))
-            }
-            if r == 0 { return .failure(IIOError(code: ETIMEDOUT, operation: "poll(\(device.id))")) }
-            if fds[1].revents != 0 { return .failure(IIOError(code: EBADF, operation: "iio_buffer_refill(\(device.id)): cancelled")) }
-            if fds[0].revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 && fds[0].revents & Int16(POLLIN) == 0 {
-                return .failure(IIOError(code: ENODEV, operation: "poll(\(device.id))"))
-            }
-            let result = refill()
-            if case .failure(let e) = result, e.isWouldBlock { continue }
-            return result
-        }
-    }
-
     /// The scans of the last refill, `iio_buffer_start` to `iio_buffer_end`:
     /// whole scans laid out as the kernel gave them. Valid until the next refill.
     @inlinable
@@ -142,11 +102,9 @@ public final class IIOBuffer: @unchecked Sendable {
         return UnsafeRawBufferPointer(start: UnsafeRawPointer(start), count: UnsafeRawPointer(end) - UnsafeRawPointer(start))
     }
 
-    /// Makes a refill in progress (or the next one) return `EBADF`. Safe from
-    /// another thread. Calls `iio_buffer_cancel`.
+    /// Makes a refill in progress (or the next one) return `EBADF`. Calls `iio_buffer_cancel`.
+    /// (From another thread, go through ``IIOScanSource/stop``.)
     public func cancel() {
-        var one: UInt8 = 1
-        if cancelPipe.write >= 0 { _ = write(cancelPipe.write, &one, 1) }
         iio_buffer_cancel(pointer)
     }
 }

@@ -9,9 +9,30 @@ public struct IIOStreamChannels {
     public let layout: ScanLayout
     /// The layout slot of the timestamp channel, if enabled.
     public let timestampSlot: Int?
+    /// Ids of the channels that carry force, in the order asked for.
+    public let forceIDs: [String]
+
+    /// The layout slots of the force channels, in ``forceIDs`` order.
+    public var forceSlots: [Int] { forceIDs.compactMap { slot(of: $0) } }
+
+    /// What `channel` carries in this stream: the one rule every live command records and classifies by.
+    public func role(of channel: IIOChannel) -> IIOChannelRole {
+        if channel.isTimestamp { return .timestamp }
+        return forceIDs.contains(channel.id) ? .force : .other
+    }
 
     /// The layout slot of the channel with id `id`.
     public func slot(of id: String) -> Int? { channels.firstIndex { $0.id == id } }
+}
+
+/// What a channel of a stream carries.
+public enum IIOChannelRole: Sendable {
+    /// Force (a calibrated input the classifier reads).
+    case force
+    /// The scan's timestamp, nanoseconds.
+    case timestamp
+    /// Enabled but neither.
+    case other
 }
 
 /// Why a stream could not be set up.
@@ -68,6 +89,6 @@ extension IIODevice {
         default: break
         }
         return IIOStreamChannels(channels: wanted, layout: layout,
-                                 timestampSlot: wanted.firstIndex { $0.isTimestamp })
+                                 timestampSlot: wanted.firstIndex { $0.isTimestamp }, forceIDs: ids)
     }
 }

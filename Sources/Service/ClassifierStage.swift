@@ -1,15 +1,17 @@
 import ForceStageCore
 import ForceStageFormats
 
-/// The classifier thread's work on one slot of the scan ring: classify a scan
-/// (or handle a lost / end marker) and move the resulting events into the
-/// sinks' ring. A value type driven by one thread; no allocation per scan.
-public struct ClassifierStage {
+/// The scan thread's classification: each refill's scans go through the
+/// pipeline's batch path in one call (the block fast path wherever the
+/// classifier's state allows it), and the decided events go to the sinks
+/// through the ``EventChannel``. A value type driven by one thread; no
+/// allocation and no lock per scan.
+struct ClassifierStage {
     /// The pipeline in force.
-    public private(set) var pipeline: ForcePipeline
+    private(set) var pipeline: ForcePipeline
     private var events = EventRing()
     private let counters: ServiceCounters
-    private let output: SPSCRing<ServiceEvent>
+    private let output: EventChannel
     /// Offsets carried across a pipeline replaced by a reload, so sample numbers and counters keep rising.
     private var sampleBase: Int64 = 0
     private var scanBase: Int64 = 0
@@ -19,7 +21,7 @@ public struct ClassifierStage {
     /// The longest a scan can plausibly have waited between its timestamp and its arrival
     /// (the kernel queue plus scheduling); 0 when the device's stamps are not on CLOCK_MONOTONIC.
     private let plausibleAgeNs: Int64
-    /// Scans in a row whose stamp had a plausible age; stamps are trusted after a second of them.
+    /// Scans in a row whose refill's last stamp had a plausible age; stamps are trusted after a second of them.
     private var plausibleRun: Int64 = 0
     private let trustAfterScans: Int64
 
@@ -29,7 +31,7 @@ public struct ClassifierStage {
     ///   longest a scan can wait in the kernel before its refill; a stamp that old or
     ///   younger is trusted to measure the kernel's share of the latency. 0: never trusted
     ///   (latency is then measured from the refill's arrival).
-    public init(pipeline: ForcePipeline, counters: ServiceCounters, output: SPSCRing<ServiceEvent>, plausibleAgeNs: Int64 = 0) {
+    init(pipeline: ForcePipeline, counters: ServiceCounters, output: EventChannel, plausibleAgeNs: Int64 = 0) {
         self.pipeline = pipeline
         self.counters = counters
         self.output = output
@@ -37,67 +39,69 @@ public struct ClassifierStage {
         trustAfterScans = max(1, Int64(pipeline.classifier.parameters.sampleRateHz))
     }
 
-    /// Handles one slot.
+    /// Classifies the whole scans of one refill, arrived at `arrivalNs` (CLOCK_MONOTONIC).
     ///
-    /// - Returns: whether events were pushed (the caller wakes the sinks).
-    /// - Complexity: O(force channels) for a scan; no allocation, no lock.
-    @inline(__always)
-    public mutating func consume(kind: ScanRing.Kind, stampNs: Int64, scan: UnsafeRawPointer) -> Bool {
-        switch kind {
-        case .scan:
-            pipeline.process(scan: scan, into: &events)
-            lastArrival = stampNs
-            let age = stampNs &- pipeline.lastTimestampNs
-            plausibleRun = age >= 0 && age <= plausibleAgeNs ? plausibleRun &+ 1 : 0
-            counters.scans.store(scanBase &+ pipeline.counters.scans, ordering: .relaxed)
-            counters.droppedScans.store(droppedBase &+ pipeline.counters.droppedScans, ordering: .relaxed)
-            if lost || counters.healthState == .starting {
-                lost = false
-                if counters.healthState != .stopping { counters.setHealth(.streaming) }
-            }
-            guard !events.isEmpty else { return false }
-            // The scan's own stamp measures the kernel's share too, when it is on CLOCK_MONOTONIC and has
-            // kept an age the kernel queue can explain for a second (a replayed recording's stamps do not).
-            return drain(arrival: stampNs, monotonic: plausibleRun >= trustAfterScans)
-        case .lost:
-            pipeline.sensorLost(timestampNs: pipeline.lastTimestampNs &+ (stampNs &- lastArrival), into: &events)
-            counters.losses.add(1, ordering: .relaxed)
-            lost = true
-            if counters.healthState != .stopping { counters.setHealth(.lost) }
-            return drain(arrival: 0, monotonic: false)
-        case .end:
-            pipeline.finish(into: &events)
-            return drain(arrival: 0, monotonic: false)
+    /// - Returns: the scans classified (a trailing partial scan is ignored; the kernel never returns one).
+    /// - Complexity: O(scans); no allocation, no lock unless events were decided.
+    mutating func classify(_ bytes: UnsafeRawBufferPointer, arrivalNs: Int64) -> Int {
+        let size = pipeline.layout.scanSize
+        let whole = bytes.count / size * size
+        guard whole > 0, let base = bytes.baseAddress else { return 0 }
+        // The scans' own stamps measure the kernel's share too, when they are on CLOCK_MONOTONIC and
+        // have kept an age the kernel queue can explain for a second (a replayed recording's do not).
+        let monotonic = plausibleRun >= trustAfterScans
+        var rest = UnsafeRawBufferPointer(start: base, count: whole)
+        while !rest.isEmpty {
+            let used = pipeline.process(scans: rest, into: &events)
+            rest = UnsafeRawBufferPointer(rebasing: rest[used...])
+            if !events.isEmpty { drain(arrival: arrivalNs, monotonic: monotonic) }
         }
+        lastArrival = arrivalNs
+        let age = arrivalNs &- pipeline.lastTimestampNs
+        plausibleRun = age >= 0 && age <= plausibleAgeNs ? plausibleRun &+ Int64(whole / size) : 0
+        counters.scans.store(scanBase &+ pipeline.counters.scans, ordering: .relaxed)
+        counters.droppedScans.store(droppedBase &+ pipeline.counters.droppedScans, ordering: .relaxed)
+        if lost || counters.healthState == .starting {
+            lost = false
+            if counters.healthState != .stopping { counters.setHealth(.streaming) }
+        }
+        return whole / size
+    }
+
+    /// The sensor was lost at `stampNs` (CLOCK_MONOTONIC): a press in progress is released.
+    mutating func sensorLost(stampNs: Int64) {
+        pipeline.sensorLost(timestampNs: pipeline.lastTimestampNs &+ (stampNs &- lastArrival), into: &events)
+        counters.losses.add(1, ordering: .relaxed)
+        lost = true
+        if counters.healthState != .stopping { counters.setHealth(.lost) }
+        drain(arrival: 0, monotonic: false)
+    }
+
+    /// The stream ended: a press in progress is released.
+    mutating func finish() {
+        pipeline.finish(into: &events)
+        drain(arrival: 0, monotonic: false)
     }
 
     /// Applies a reloaded setup: new levels and tuning keep the classifier's
     /// state; a new calibration needs a new pipeline, so a press in progress is released first.
-    /// - Returns: whether events were pushed.
-    public mutating func apply(_ next: PanelSetup) -> Bool {
+    mutating func apply(_ next: PanelSetup) {
         if next.calibration == pipeline.calibration && next.layout == pipeline.layout {
             pipeline.reconfigure(next.parameters)
-            return false
+            return
         }
         pipeline.finish(into: &events)
-        let pushed = drain(arrival: 0, monotonic: false)
+        drain(arrival: 0, monotonic: false)
         sampleBase &+= pipeline.nextSample
         scanBase &+= pipeline.counters.scans
         droppedBase &+= pipeline.counters.droppedScans
         pipeline = next.makePipeline()
-        return pushed
     }
 
     /// Moves the classifier's events into the sinks' ring (a full ring refuses and counts).
-    private mutating func drain(arrival: Int64, monotonic: Bool) -> Bool {
-        var any = false
-        while var e = events.popFirst() {
-            e.sample &+= sampleBase
-            counters.events.add(1, ordering: .relaxed)
-            output.push(ServiceEvent(event: e, arrivalNs: arrival, monotonicStamp: monotonic))
-            any = true
-        }
+    private mutating func drain(arrival: Int64, monotonic: Bool) {
+        let n = output.push(&events, sampleBase: sampleBase, arrivalNs: arrival, monotonic: monotonic)
+        counters.events.add(Int64(n), ordering: .relaxed)
         counters.classifierOverflows.store(Int64(events.overflowCount), ordering: .relaxed)
-        return any
     }
 }

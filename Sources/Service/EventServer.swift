@@ -1,8 +1,10 @@
 // Over 300 lines: the socket's accept, per-client buffers, subscriptions and status replies share one poll loop and its client table.
-import Foundation
-import Logging
+import ForceStageClock
 import ForceStageCore
 import ForceStageFormats
+import ForceStageIIO
+import Foundation
+import Logging
 
 /// What a socket client is waiting to receive.
 enum ClientEntry {

@@ -1,40 +1,45 @@
+import ForceStageClock
 import ForceStageCore
 import ForceStageFormats
 import Foundation
 import Logging
+import ForceStageIIO
 
 extension ForceService {
     /// Opens `--uinput`'s virtual device and the profile's haptic actuator, if asked for.
-    func openOutputs(_ source: PanelSource) throws(ServiceStartError) {
+    static func openOutputs(_ configuration: ServiceConfiguration, _ source: PanelSource, setup: PanelSetup, device: IIODevice,
+                            logger: Logger) throws(ServiceStartError) -> (haptics: HapticActuator?, uinput: UInputDevice?) {
+        var haptics: HapticActuator?
         if let h = source.haptics {
             haptics = try HapticActuator(h)
             logger.info("haptics ready", metadata: ["haptics.device": "\(h.device)", "haptics.effect": "\(h.effect.rawValue)",
                                                     "haptics.duration_ms": "\(h.durationMs)", "haptics.peek": "\(h.onPeek)"])
         }
-        guard configuration.uinput else { return }
+        guard configuration.uinput else { return (haptics, nil) }
         let map = source.uinput ?? UInputSettings()
         let levels = setup.settings
-        let name = map.name ?? "ForceStage \(deviceLabel ?? deviceIIOName ?? deviceName)"
+        let name = map.name ?? "ForceStage \(device.label ?? device.name ?? device.displayName)"
         let fuzz = map.fuzzNewtons ?? levels.peekNewtons * 0.02
+        let uinput: UInputDevice
         do {
             uinput = try UInputDevice(path: configuration.uinputPath, name: name, settings: map,
                                       maxNewtons: map.maxNewtons ?? levels.popNewtons * 3, fuzzNewtons: fuzz, flatNewtons: fuzz)
         } catch {
             haptics?.close()
-            haptics = nil
             throw error
         }
         logger.info("uinput device created", metadata: [
-            "uinput.name": "\(name)", "uinput.device": "\(uinput?.eventNode ?? "?")",
+            "uinput.name": "\(name)", "uinput.device": "\(uinput.eventNode ?? "?")",
             "uinput.peek": "\(map.peek.map(InputCodes.name(of:)) ?? "none")",
             "uinput.pop": "\(map.pop.map(InputCodes.name(of:)) ?? "none")",
             "uinput.hold": "\(map.hold.map(InputCodes.name(of:)) ?? "none")",
         ])
+        return (haptics, uinput)
     }
 
     /// Checks that `--metrics-file` can be written: a `.prom` file in an existing directory.
-    func checkMetricsFile() throws(ServiceStartError) {
-        guard let path = configuration.metricsFile else { return }
+    static func checkMetricsFile(_ path: String?) throws(ServiceStartError) {
+        guard let path else { return }
         guard path.hasSuffix(".prom") else {
             throw ServiceStartError("--metrics-file \(path): node_exporter's textfile collector reads only *.prom files; name it e.g. forcestage.prom")
         }

@@ -1,4 +1,8 @@
-import Foundation
+import ForceStageClock
+import ForceStageIIO
+#if canImport(Glibc)
+import Glibc
+#endif
 import Logging
 import ForceStageCore
 import ForceStageFormats
@@ -16,7 +20,7 @@ extension ForceService {
         var lastBudgetLog: Int64 = 0
         while true {
             fds.removeAll(keepingCapacity: true)
-            fds.append(pollfd(fd: sinkWake.fd, events: Int16(POLLIN), revents: 0))
+            fds.append(pollfd(fd: state.events.wakeFD, events: Int16(POLLIN), revents: 0))
             if let server {
                 // Out of descriptors, the listening socket stays readable: it is left out of the poll while backing off.
                 fds.append(pollfd(fd: server.fd, events: server.acceptsNow ? Int16(POLLIN) : 0, revents: 0))
@@ -25,9 +29,10 @@ extension ForceService {
                 }
             }
             _ = poll(&fds, nfds_t(fds.count), 100)
-            if fds[0].revents != 0 { sinkWake.clear() }
+            if fds[0].revents != 0 { state.events.clearWake() }
+            for sig in ServiceSignals.take() { handle(signal: sig) }
 
-            while let e = eventRing.pop() {
+            while let e = state.events.pop() {
                 if e.isEnd { ending = true; break }
                 deliver(e, &sink, &lastBudgetLog)
             }
@@ -79,7 +84,7 @@ extension ForceService {
         let latency = se.event.latencyNs &+ max(0, now &- origin)
         sink.host.record(host)
         sink.pressToEvent.record(latency)
-        let budget = budgetNs.load(ordering: .relaxed)
+        let budget = state.budgetNs.load(ordering: .relaxed)
         if latency > budget {
             counters.budgetViolations.add(1, ordering: .relaxed)
             // At most one log line a second; the counter has them all.
@@ -166,8 +171,7 @@ extension ForceService {
             "scans": "\(counters.scans.load(ordering: .relaxed))",
             "scans.dropped": "\(counters.droppedScans.load(ordering: .relaxed))",
             "events": "\(counters.events.load(ordering: .relaxed))",
-            "overflows.scan_ring": "\(scanRing.overflows)",
-            "overflows.event_ring": "\(eventRing.overflows)",
+            "overflows.event_ring": "\(state.events.overflows)",
             "budget.violations": "\(counters.budgetViolations.load(ordering: .relaxed))",
         ]
     }
@@ -181,12 +185,12 @@ extension ForceService {
                             ("p999", m(p[3])), ("max", m(stats.maximum))])
         }
         let c = counters
-        let src = source.withLock { $0 }
+        let src = state.source.withLock { $0 }
         var fields: [(String, JSON)] = [
             ("health", .string(c.healthState.name)),
             ("device", .string(deviceName)),
             ("pid", .int(Int64(getpid()))),
-            ("uptimeSeconds", .double((Date().timeIntervalSince(startedAt) * 10).rounded() / 10)),
+            ("uptimeSeconds", .double((Double(monotonicNanoseconds() &- startedAtNs) / 1e8).rounded() / 10)),
             ("profile", .string(src.name)),
             ("sampleRateHz", .double(sampleRateHz)),
             ("scansPerRefill", .int(Int64(scansPerRefill))),
@@ -195,12 +199,11 @@ extension ForceService {
             ("droppedScans", .int(c.droppedScans.load(ordering: .relaxed))),
             ("events", .int(c.events.load(ordering: .relaxed))),
             ("overflows", .object([
-                ("scanRing", .int(Int64(scanRing.overflows))),
                 ("classifierRing", .int(c.classifierOverflows.load(ordering: .relaxed))),
-                ("eventRing", .int(Int64(eventRing.overflows))),
+                ("eventRing", .int(Int64(state.events.overflows))),
             ])),
-            ("budgetMs", .double(Double(budgetNs.load(ordering: .relaxed)) / 1e6)),
-            ("worstCaseMs", .double((Double(worstCaseNs.load(ordering: .relaxed)) / 1e3).rounded() / 1e3)),
+            ("budgetMs", .double(Double(state.budgetNs.load(ordering: .relaxed)) / 1e6)),
+            ("worstCaseMs", .double((Double(state.worstCaseNs.load(ordering: .relaxed)) / 1e3).rounded() / 1e3)),
             ("budgetViolations", .int(c.budgetViolations.load(ordering: .relaxed))),
             ("latencyMs", lat(sink.pressToEvent)),
             ("hostLatencyMs", lat(sink.host)),

@@ -1,3 +1,5 @@
+import ForceStageClock
+import ForceStageIIO
 import ForceStageFormats
 import Foundation
 

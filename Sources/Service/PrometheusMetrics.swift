@@ -54,7 +54,7 @@ public enum PrometheusMetrics {
         simple("events_total", "counter", "Events emitted.", s["events"])
         let o = s["overflows"] ?? .object([])
         family("overflows_total", "counter", "Entries a full ring could not take, by ring.",
-               [("{ring=\"scan\"}", number(o["scanRing"])), ("{ring=\"classifier\"}", number(o["classifierRing"])),
+               [("{ring=\"classifier\"}", number(o["classifierRing"])),
                 ("{ring=\"event\"}", number(o["eventRing"]))])
         simple("budget_seconds", "gauge", "The press-to-event latency budget.", number(s["budgetMs"]).map { $0 / 1000 })
         simple("worst_case_seconds", "gauge", "The computed worst-case press-to-event time.", number(s["worstCaseMs"]).map { $0 / 1000 })

@@ -101,10 +101,6 @@ public struct ServiceConfiguration: Sendable {
     public var maxClients = 64
     /// What SIGHUP means: re-read the profile (`true`), or a hang-up of the terminal: stop cleanly (`false`).
     public var hangupReloads = true
-    /// Scans the reader may be ahead of the classifier.
-    public var scanRingCapacity = 4096
-    /// Events the classifier may be ahead of the sinks.
-    public var eventRingCapacity = 1024
     /// Create a virtual input device through ``uinputPath`` and send every gesture to it.
     public var uinput = false
     /// The uinput control node.

@@ -1,4 +1,6 @@
+import ForceStageClock
 import ForceStageFormats
+import ForceStageIIO
 import Foundation
 
 /// The client side of `forcestage status`: connects to the service's socket,
@@ -104,7 +106,7 @@ public enum StatusClient {
         profile         \(v("profile"))  \(v("sampleRateHz")) scans/s  \(v("scansPerRefill")) scans per refill
         scans           \(v("scans")) classified, \(v("scansRead")) read, \(v("droppedScans")) dropped (timestamp gaps)
         events          \(v("events"))
-        overflows       scan ring \(text(o["scanRing"])), classifier ring \(text(o["classifierRing"])), event ring \(text(o["eventRing"]))
+        overflows       classifier ring \(text(o["classifierRing"])), event ring \(text(o["eventRing"]))
         budget          \(v("budgetMs")) ms, worst case \(v("worstCaseMs")) ms, \(v("budgetViolations")) violations
         latency         \(lat("latencyMs"))
         host latency    \(lat("hostLatencyMs"))\(haptic)

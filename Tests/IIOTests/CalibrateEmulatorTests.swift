@@ -49,7 +49,7 @@ struct CalibrateEmulatorTests {
 
     static func calibrateCommand(_ session: URL, output: URL, plot: URL? = nil, extra: [String] = []) -> [String] {
         [forcestage!, "emulate", "--speed", "4", session.path] + extra + ["--", forcestage!, "calibrate", "--channel", "voltage0",
-         "-o", output.path] + (plot.map { ["--plot", $0.path] } ?? [])
+         "--rate", "80", "-o", output.path] + (plot.map { ["--plot", $0.path] } ?? [])
     }
 
     @Test("A session typed at a terminal against the emulated panel saves a profile that scores F1 1.0 on a held-back recording")

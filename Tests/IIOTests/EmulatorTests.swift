@@ -62,12 +62,12 @@ struct EmulatorTests {
             let expected = directReplay(recording)
             #expect(!expected.isEmpty, "the replay of \(url.lastPathComponent) has events to compare")
             let local = try runProcess([forcestage!, "emulate", "--as-fast-as-possible", url.path, "--",
-                                        forcestage!, "run", "--exit-on-timeout", "--timeout-ms", "500"], timeout: 180)
+                                        forcestage!, "run", "--calibration", url.path, "--exit-on-timeout", "--timeout-ms", "500"], timeout: 180)
             #expect(local.status == 0, "\(local.stderr)")
             #expect(lines(local.stdout) == expected, "local: \(url.lastPathComponent)")
             let port = iiodPort()
             let remote = try runProcess([forcestage!, "emulate", "--as-fast-as-possible", "--iiod-port", String(port), url.path, "--",
-                                         forcestage!, "run", "--uri", "ip:127.0.0.1:\(port)", "--exit-on-timeout", "--timeout-ms", "1000"], timeout: 180)
+                                         forcestage!, "run", "--calibration", url.path, "--uri", "ip:127.0.0.1:\(port)", "--exit-on-timeout", "--timeout-ms", "1000"], timeout: 180)
             #expect(remote.status == 0, "\(remote.stderr)")
             #expect(lines(remote.stdout) == expected, "ip: \(url.lastPathComponent)")
         }
@@ -79,7 +79,7 @@ struct EmulatorTests {
         let url = try writeTestRecording(in: dir)
         // The test recording presses from scan 250 to 540 at 250 scans/s: vanish at 1.6 s (scan 400).
         let r = try runProcess([forcestage!, "emulate", "--as-fast-as-possible", "--vanish-at", "1.6", "--return-at", "2.4", url.path, "--",
-                                forcestage!, "run", "--exit-on-timeout", "--timeout-ms", "300", "--timeouts-before-lost", "1"], timeout: 60)
+                                forcestage!, "run", "--calibration", url.path, "--exit-on-timeout", "--timeout-ms", "300", "--timeouts-before-lost", "1"], timeout: 60)
         #expect(r.status == 0, "\(r.stderr)")
         let events = lines(r.stdout).compactMap { line -> String? in
             guard let range = line.range(of: "\"event\":\"") else { return nil }

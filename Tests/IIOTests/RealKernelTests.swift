@@ -263,7 +263,7 @@ struct RealKernelTests {
         #expect(s.text("run-press.rc") == "0", "\(s.text("run-press.err").suffix(800))")
         let real = eventsWithoutTime(s.text("run-press.events"))
         let r = try runProcess([forcestage!, "emulate", "--as-fast-as-possible", s.pressRecording.path, "--",
-                                forcestage!, "run", "--exit-on-timeout", "--timeout-ms", "500"], timeout: 120)
+                                forcestage!, "run", "--calibration", s.pressRecording.path, "--exit-on-timeout", "--timeout-ms", "500"], timeout: 120)
         #expect(r.status == 0, "\(r.stderr)")
         let emulated = eventsWithoutTime(r.stdout)
         #expect(!real.isEmpty)

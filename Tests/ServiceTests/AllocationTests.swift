@@ -3,7 +3,7 @@ import TestSupport
 import ForceStageBench
 import Testing
 import ForceStageCore
-import ForceStageService
+@testable import ForceStageService
 
 /// Allocations `body` makes on the calling thread (malloc-interposer), the
 /// same counter `forcestage-bench` uses.
@@ -11,24 +11,22 @@ func allocations(during body: () -> Void) -> Int { countAllocations(body) }
 
 @Suite("Service allocation", .serialized)
 struct ServiceAllocationTests {
-    @Test("scan ring push, classifier stage and event ring pop allocate nothing per scan in the steady state")
+    @Test("a refill's batch classification, the event channel push and the sink's pop allocate nothing per scan in the steady state")
     func perScanServicePath() throws {
         let train = try PressTrain(scans: 8192)
         let layout = train.layout, pipeline = train.pipeline, bytes = train.bytes, scans = train.scans
         let counters = ServiceCounters()
-        let scanRing = ScanRing(capacity: 64, slotBytes: layout.scanSize)
-        let eventRing = SPSCRing<ServiceEvent>(capacity: 256)
-        var stage = ClassifierStage(pipeline: pipeline, counters: counters, output: eventRing)
+        let channel = try #require(EventChannel())
+        var stage = ClassifierStage(pipeline: pipeline, counters: counters, output: channel)
         var events = 0
+        let perRefill = 4
         func pass(_ range: Range<Int>) {
             bytes.withUnsafeBytes { raw in
-                for i in range {
-                    // Reader side, classifier side, sink side, as the three threads do it.
-                    scanRing.push(kind: .scan, stampNs: Int64(i), bytes: raw.baseAddress! + i * layout.scanSize)
-                    guard let slot = scanRing.front() else { continue }
-                    _ = stage.consume(kind: slot.kind, stampNs: slot.stampNs, scan: slot.bytes)
-                    scanRing.release()
-                    while eventRing.pop() != nil { events += 1 }
+                // Scan thread: each refill's scans in one batch; sink thread: pop what it decided.
+                for i in stride(from: range.lowerBound, to: range.upperBound, by: perRefill) {
+                    let refill = UnsafeRawBufferPointer(start: raw.baseAddress! + i * layout.scanSize, count: perRefill * layout.scanSize)
+                    _ = stage.classify(refill, arrivalNs: Int64(i))
+                    while channel.pop() != nil { events += 1 }
                 }
             }
         }
@@ -39,6 +37,6 @@ struct ServiceAllocationTests {
         #expect(n == 0, "allocations over \(scans - 1024) scans: \(n)")
         #expect(events > 50, "the scans produced events: \(events)")
         #expect(counters.scans.load(ordering: .relaxed) == Int64(scans))
-        #expect(scanRing.overflows == 0 && eventRing.overflows == 0)
+        #expect(channel.overflows == 0)
     }
 }

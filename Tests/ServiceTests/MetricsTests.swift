@@ -55,7 +55,7 @@ struct MetricsTests {
         let (url, recording) = try writePressTrain(in: dir, leadIn: 500, presses: 6, hold: 40, rest: 80)
         let socket = dir.appendingPathComponent("ev.sock").path
         let metrics = dir.appendingPathComponent("forcestage.prom").path
-        let service = try Running([fs, "emulate", "--speed", "2", url.path, "--", fs, "run", "--socket", socket,
+        let service = try Running([fs, "emulate", "--speed", "2", url.path, "--", fs, "run", "--calibration", url.path, "--socket", socket,
                                    "--metrics-file", metrics, "--metrics-interval", "0.2", "--exit-on-timeout"], in: dir)
         defer { if service.process.isRunning { kill(service.process.processIdentifier, SIGKILL) } }
         #expect(waitUntil(20) { FileManager.default.fileExists(atPath: socket) }, "\(service.stderr)")
@@ -89,9 +89,9 @@ struct MetricsTests {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let (url, _) = try writePressTrain(in: dir, leadIn: 50, presses: 1)
-        let txt = try runProcess([fs, "emulate", url.path, "--", fs, "run", "--metrics-file", dir.appendingPathComponent("m.txt").path], in: dir)
+        let txt = try runProcess([fs, "emulate", url.path, "--", fs, "run", "--calibration", url.path, "--metrics-file", dir.appendingPathComponent("m.txt").path], in: dir)
         #expect(txt.status == 1 && txt.stderr.contains("textfile collector reads only *.prom files"), "\(txt.stderr)")
-        let nowhere = try runProcess([fs, "emulate", url.path, "--", fs, "run", "--metrics-file", "/nonexistent/dir/fs.prom"], in: dir)
+        let nowhere = try runProcess([fs, "emulate", url.path, "--", fs, "run", "--calibration", url.path, "--metrics-file", "/nonexistent/dir/fs.prom"], in: dir)
         #expect(nowhere.status == 1 && nowhere.stderr.contains("--metrics-file /nonexistent/dir/fs.prom: cannot write it"), "\(nowhere.stderr)")
         #expect(lines(nowhere.stderr).filter { $0.hasPrefix("forcestage run:") }.count == 1, "\(nowhere.stderr)")
     }

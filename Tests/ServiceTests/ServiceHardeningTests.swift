@@ -71,7 +71,7 @@ struct ServiceHardeningTests {
         defer { try? FileManager.default.removeItem(at: dir) }
         let (url, _) = try writePressTrain(in: dir, leadIn: 2500, presses: 2)
         let socket = dir.appendingPathComponent("ev.sock").path
-        let service = try Running([fs, "emulate", url.path, "--", fs, "run", "--socket", socket], in: dir)
+        let service = try Running([fs, "emulate", url.path, "--", fs, "run", "--calibration", url.path, "--socket", socket], in: dir)
         defer { if service.process.isRunning { kill(service.process.processIdentifier, SIGKILL) } }
         #expect(waitUntil(20) { FileManager.default.fileExists(atPath: socket) }, "\(service.stderr)")
         let fits = try SocketClient(path: socket), over = try SocketClient(path: socket), far = try SocketClient(path: socket)
@@ -115,7 +115,7 @@ struct ServiceHardeningTests {
         defer { try? FileManager.default.removeItem(at: dir) }
         let (url, _) = try writePressTrain(in: dir, leadIn: 250, presses: 200)
         let socket = dir.appendingPathComponent("ev.sock").path
-        let service = try Running([fs, "emulate", url.path, "--", "prlimit", "--nofile=64:64", fs, "run", "--socket", socket, "--no-stdout"], in: dir)
+        let service = try Running([fs, "emulate", url.path, "--", "prlimit", "--nofile=64:64", fs, "run", "--calibration", url.path, "--socket", socket, "--no-stdout"], in: dir)
         defer { if service.process.isRunning { kill(service.process.processIdentifier, SIGKILL) } }
         #expect(waitUntil(20) { statusNow(socket)?["health"] as? String == "streaming" }, "\(service.stderr)")
         let first = try SocketClient(path: socket)
@@ -197,7 +197,7 @@ struct ServiceHardeningTests {
         _ = FileManager.default.createFile(atPath: err.path, contents: nil)
         let p = Process()
         p.executableURL = URL(fileURLWithPath: fs)
-        p.arguments = ["emulate", url.path, "--", fs, "run", "--socket", socket]
+        p.arguments = ["emulate", url.path, "--", fs, "run", "--calibration", url.path, "--socket", socket]
         let out = Pipe()
         p.standardOutput = out
         p.standardError = try FileHandle(forWritingTo: err)
@@ -301,7 +301,7 @@ struct ServiceHardeningTests {
         env["NOTIFY_SOCKET"] = nil
         env["INVOCATION_ID"] = nil
         // stdin and stdout stay on the terminal; the log goes to a file the test reads afterwards.
-        let (master, child) = try startOnTerminal([fs, "emulate", url.path, "--", "/bin/sh", "-c", "exec \"$0\" run --socket \"$1\" 2>\"$2\"", fs, socket, log],
+        let (master, child) = try startOnTerminal([fs, "emulate", url.path, "--", "/bin/sh", "-c", "exec \"$0\" run --calibration \"$3\" --socket \"$1\" 2>\"$2\"", fs, socket, log, url.path],
                                               in: dir, environment: env)
         defer { reap(child) }
         var masterOpen = true
@@ -333,7 +333,7 @@ struct ServiceHardeningTests {
         let log = dir.appendingPathComponent("run.log").path
         var env = ProcessInfo.processInfo.environment
         env["INVOCATION_ID"] = "0123456789abcdef"
-        let (master, child) = try startOnTerminal([fs, "emulate", url.path, "--", "/bin/sh", "-c", "exec \"$0\" run --socket \"$1\" 2>\"$2\"", fs, socket, log],
+        let (master, child) = try startOnTerminal([fs, "emulate", url.path, "--", "/bin/sh", "-c", "exec \"$0\" run --calibration \"$3\" --socket \"$1\" 2>\"$2\"", fs, socket, log, url.path],
                                               in: dir, environment: env)
         defer { close(master); reap(child) }
         #expect(waitUntil(20) { statusNow(socket)?["health"] as? String == "streaming" })

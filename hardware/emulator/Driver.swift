@@ -1,3 +1,4 @@
+import ForceStageClock
 import Foundation
 import ForceStageCore
 import ForceStageFormats

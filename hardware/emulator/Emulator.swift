@@ -166,7 +166,9 @@ public final class Emulator {
         if measure != nil { _ = pipe(&pipeFDs) }
         let command: Child
         do {
-            command = try Child(path: exe, arguments: Array(options.command.dropFirst()), environment: environment,
+            // `{recording}` in the command stands for the recording being played (the synthetic one of
+            // --measure-latency included), so the command can name its calibration as a user would: --calibration {recording}.
+            command = try Child(path: exe, arguments: options.command.dropFirst().map { $0 == "{recording}" ? recordingPath : $0 }, environment: environment,
                                 stdoutFD: measure != nil ? pipeFDs[1] : nil, closeInChild: measure != nil ? [pipeFDs[0]] : [])
         } catch {
             note("cannot run \(first): \((error as? POSIXError).map { String(cString: strerror($0.code.rawValue)) } ?? "spawn failed")")

@@ -1,3 +1,4 @@
+import ForceStageClock
 import ForceStageCore
 import ForceStageFormats
 import ForceStageTools

@@ -1,6 +1,6 @@
+import ForceStageClock
 import ArgumentParser
 import ForceStageCore
-import ForceStageEmulator
 import ForceStageFormats
 import ForceStageTools
 import Foundation
@@ -42,7 +42,7 @@ extension ForceStage {
             }
             let resolved = (channels: choice.forceCalibration, settings: choice.settings, name: choice.name)
             let live: LiveScans
-            switch LiveScans.open(panel.device, channels: resolved.channels.map(\.channel), rate: panel.rate.rate) {
+            switch LiveScans.open(panel.device, channels: resolved.channels.map(\.channel), rate: panel.rate.rate ?? choice.sampleRateHz) {
             case .success(let s): live = s
             case .failure(let m): throw CommandFailure(.deviceFault, m.description)
             }

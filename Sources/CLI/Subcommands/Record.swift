@@ -1,3 +1,4 @@
+import ForceStageClock
 import ArgumentParser
 import ForceStageCore
 import ForceStageFormats
@@ -19,7 +20,7 @@ extension ForceStage {
         @Option(name: .shortAndLong, help: "The recording to write: STEM.json (STEM.iio goes beside it).")
         var output: String
 
-        @Option(name: .customLong("channel"), help: "A channel to record (repeat; default: the force channels of the profile matching the device, or of the emulated recording; without either, every buffered voltage input). The timestamp is always added when the device has one.")
+        @Option(name: .customLong("channel"), help: "A channel to record (repeat; default: the force channels of the profile matching the device; without one, every buffered voltage input). The timestamp is always added when the device has one.")
         var channels: [String] = []
 
         @OptionGroup var rateOption: RateOption
@@ -41,106 +42,74 @@ extension ForceStage {
         }
 
         func run() throws {
-            let device: IIODevice
-            switch source.open() {
-            case .success(let d): device = d
-            case .failure(let f): throw CommandFailure(.deviceFault, f.message)
-            }
-            var ids = channels
-            if ids.isEmpty {
-                // Only force (and the timestamp): the profile's channels, not every input the converter has.
-                if let chosen = defaultRecordChannels(deviceName: device.name ?? device.id, label: device.label) {
-                    ids = chosen.ids
-                    FileHandle.standardError.write(Data("forcestage record: recording \(ids.joined(separator: ", ")) and the timestamp (\(chosen.source); --channel to choose)\n".utf8))
-                } else {
-                    ids = device.forceChannels.map { $0.id }
-                    if ids.count > 1 {
-                        FileHandle.standardError.write(Data("forcestage record: no profile for \(device.displayName): recording all \(ids.count) buffered voltage inputs; --channel (or a profile in calibration/) records only the force channels\n".utf8))
-                    }
-                }
-            }
-            guard !ids.isEmpty else { throw CommandFailure(.deviceFault, "\(device.displayName) has no buffered voltage input; pass --channel") }
-            let attachment: IIOTriggerAttachment?
-            switch triggerOptions.prepare(device) {
-            case .success(let a): attachment = a
+            let timeoutMs = source.timeoutMs
+            let fixedScans = scansPerRefill
+            let exitOnTimeout = exitOnTimeout
+            let live: LiveDevice
+            switch LiveDevice.open(source, trigger: triggerOptions.trigger, channels: channels, defaults: Self.defaultChannels, rate: rate, policy: { rate in
+                var policy = IIOScanPolicy(scansPerRefill: fixedScans ?? IIOBuffer.defaultScansPerRefill(sampleRateHz: rate))
+                policy.timeoutMs = timeoutMs
+                policy.timeoutsBeforeLost = nil     // a quiet device is waited for, unless --exit-on-timeout
+                policy.endOnTimeout = exitOnTimeout
+                policy.reconnect = false            // a recording has no gap in it: a loss ends it
+                return policy
+            }) {
+            case .success(let l): live = l
             case .failure(let m): throw CommandFailure(.deviceFault, m.description)
             }
-            defer { attachment?.restore() }
-            let triggerRate: Double?
-            switch TriggerOptions.scanRate(attachment, device, fallback: rate) {
-            case .success(let r): triggerRate = r
-            case .failure(let m): throw CommandFailure(.deviceFault, m.description)
-            }
-            guard let sampleRate = triggerRate ?? device.samplingFrequency ?? rate else {
-                throw CommandFailure(.deviceFault, "\(device.displayName) has no sampling_frequency attribute; pass --rate (e.g. 80 for an HX711 with RATE high)")
-            }
-            device.useMonotonicTimestamps()
-            let stream: IIOStreamChannels
-            do { stream = try device.enableChannels(ids, timestamp: true) } catch {
-                throw CommandFailure(.deviceFault, "\(device.displayName): \(error)")
-            }
-            var recorded: [RecordingChannel] = []
-            for c in stream.channels {
-                let role: ChannelRole = c.isTimestamp ? .timestamp : (c.kind == .voltage ? .force : .other)
-                recorded.append(RecordingChannel(id: c.id, index: c.scanIndex, format: try! c.format(),
-                                                 scale: c.isTimestamp ? nil : c.scale,
-                                                 offset: c.isTimestamp ? nil : c.offset, role: role))
-            }
-            var clock: String?
-            if device.hasAttribute("current_timestamp_clock"), case .success(let text) = device.attribute("current_timestamp_clock") {
-                clock = text
-            }
-            let metadata = RecordingMetadata(deviceName: device.name ?? device.id, deviceLabel: device.label, sampleRateHz: sampleRate,
-                                             timestampClock: clock, channels: recorded)
+            defer { live.trigger?.restore() }
+            let metadata = live.metadata
+            let layout = live.source.stream.layout
 
-            // The buffer lives only inside capture(), so it is disabled before the trigger is put back.
-            let (data, ending) = try capture(device, sampleRate: sampleRate)
-            let whole = data.count / stream.layout.scanSize * stream.layout.scanSize
+            // The source (and its buffer) lives only inside capture(), so it is closed before the trigger is put back.
+            let (data, ending) = capture(live.source)
+            let whole = data.count / layout.scanSize * layout.scanSize
             do {
                 let recording = try Recording(metadata: metadata, scans: Array(data[0..<whole]))
                 try recording.write(to: URL(fileURLWithPath: output))
             } catch {
                 throw CommandFailure(.deviceFault, "cannot write \(output): \(error)")
             }
-            let count = whole / stream.layout.scanSize
-            FileHandle.standardError.write(Data("forcestage record: \(count) scans written to \(output)\(Self.pacing(data, count: count, metadata: metadata, layout: stream.layout))\n".utf8))
+            let count = whole / layout.scanSize
+            FileHandle.standardError.write(Data("forcestage record: \(count) scans written to \(output)\(Self.pacing(data, count: count, metadata: metadata, layout: layout))\n".utf8))
             if let ending { throw CommandFailure(.deviceFault, "stopped early: \(ending)") }
+        }
+
+        /// Without --channel: only force (and the timestamp), the profile's channels rather than
+        /// every input the converter has; with no profile, every buffered voltage input. Says which on one line.
+        static func defaultChannels(_ device: IIODevice) -> [String] {
+            if let chosen = defaultRecordChannels(deviceName: device.name ?? device.id, label: device.label) {
+                FileHandle.standardError.write(Data("forcestage record: recording \(chosen.ids.joined(separator: ", ")) and the timestamp (\(chosen.source); --channel to choose)\n".utf8))
+                return chosen.ids
+            }
+            let ids = device.forceChannels.map(\.id)
+            if ids.count > 1 {
+                FileHandle.standardError.write(Data("forcestage record: no profile for \(device.displayName): recording all \(ids.count) buffered voltage inputs; --channel (or a profile in calibration/) records only the force channels\n".utf8))
+            }
+            return ids
         }
 
         /// Streams until the duration, a signal or (with --exit-on-timeout) a quiet device.
         /// - Returns: the raw scans and, when the stream broke, why.
-        private func capture(_ device: IIODevice, sampleRate: Double) throws -> ([UInt8], String?) {
-            let scans = scansPerRefill ?? IIOBuffer.defaultScansPerRefill(sampleRateHz: sampleRate)
-            let buffer: IIOBuffer
-            do { buffer = try IIOBuffer(device: device, scansPerRefill: scans) } catch {
-                throw CommandFailure(.deviceFault, "cannot stream from \(device.displayName): \(error)")
-            }
-            var pollDriven = device.context.isLocal
-            if pollDriven { do { try buffer.setBlocking(false) } catch { pollDriven = false } }
-            let stop = StopSignal { buffer.cancel() }
-            var data = [UInt8]()
+        private func capture(_ scans: consuming IIOScanSource) -> ([UInt8], String?) {
+            let stopper = scans.stop
+            let stop = StopSignal { stopper.request() }
             defer { stop.end() }
+            var data = [UInt8]()
             let started = monotonicNanoseconds()
             let deadline = duration.map { started + Int64($0 * 1e9) }
             var ending: String?
             loop: while !stop.stopped {
                 if let deadline, monotonicNanoseconds() >= deadline { break }
-                let wait = deadline.map { Int32(max(1, min(Int64(source.timeoutMs), ($0 - monotonicNanoseconds()) / 1_000_000))) } ?? Int32(source.timeoutMs)
-                let result = pollDriven ? buffer.waitAndRefill(timeoutMs: wait) : buffer.refill()
-                switch result {
-                case .success:
-                    data.append(contentsOf: buffer.bytes)
-                case .failure(let e) where e.isCancelled || stop.stopped:
-                    break loop
-                case .failure(let e) where e.isTimeout:
-                    if exitOnTimeout { break loop }
-                    if pollDriven && deadline != nil { continue }
-                    if !pollDriven { continue }
-                case .failure(let e):
-                    ending = e.description
-                    break loop
+                let wait = deadline.map { UInt32(clamping: max(1, min(Int64(source.timeoutMs), ($0 - monotonicNanoseconds()) / 1_000_000))) }
+                switch scans.next(waitingAtMostMs: wait) {
+                case .scans(let bytes, _): data.append(contentsOf: bytes)
+                case .idle, .unusable, .recovered: continue
+                case .lost(let why): ending = why; break loop
+                case .ended, .stopped: break loop
                 }
             }
+            scans.close()
             return (data, ending)
         }
 

@@ -1,6 +1,5 @@
 import ArgumentParser
 import ForceStageCore
-import ForceStageEmulator
 import ForceStageFormats
 import ForceStageTools
 import ForceStageIIO
@@ -170,8 +169,8 @@ extension ForceStage {
         }
 
         private static func serve(_ config: ServiceConfiguration, logger: Logger) throws -> Int32 {
-            let service = ForceService(configuration: config, logger: logger)
-            do { try service.prepare() } catch {
+            let service: ForceService
+            do { service = try ForceService(configuration: config, logger: logger) } catch {
                 throw CommandFailure(code: error.code, error.description)
             }
             return service.run()

@@ -1,57 +1,38 @@
 import ForceStageCore
-import ForceStageEmulator
 import ForceStageFormats
 import ForceStageTools
 import ForceStageIIO
 import Foundation
 
-/// Scans of a live device, read on a background thread so that the main
-/// thread can wait for a person's answer without losing data; when the device
-/// vanishes it says so and reconnects with backoff.
-final class LiveScans: @unchecked Sendable {
-    enum Item {
-        case scans([UInt8])
-        /// The device went away (the message says how); scans stop until ``back``.
-        case lost(String)
-        /// It came back with the same layout.
-        case back
-    }
-
-    let options: DeviceOptions
-    let channelIDs: [String]
-    let layout: ScanLayout
-    let stream: IIOStreamChannels
+/// A live device opened for streaming, as every live command opens it: the
+/// device, its trigger (attached again on every reopen), the rate, an
+/// ``IIOScanSource`` over the requested channels, and the recording metadata
+/// of exactly what it streams (roles from the source: force, timestamp, other).
+struct LiveDevice {
+    let source: IIOScanSource
     let metadata: RecordingMetadata
-    let displayName: String
     let sampleRateHz: Double
+    /// The trigger `--trigger` attached; put back with ``restore()`` after the source is gone.
+    let trigger: IIOTriggerAttachment?
 
-    private let lock = NSCondition()
-    private var queue: [Item] = []
-    private var stopping = false
-    private var buffer: IIOBuffer?
-    private var firstDevice: IIODevice?
-    private var thread: Thread?
-    /// The trigger `--trigger` attached; put back at ``stop()``, attached again after a reconnect.
-    private var trigger: IIOTriggerAttachment?
-
-    /// Opens the device and enables `channelIDs` plus the timestamp.
-    /// - Returns: the source, or a one-line message saying what to do.
-    static func open(_ options: DeviceOptions, channels requested: [String], rate: Double?,
-                     trigger: String? = nil) -> Result<LiveScans, CLIMessage> {
+    /// Opens the device, attaches the trigger, resolves the rate and starts a source.
+    ///
+    /// - Parameters:
+    ///   - requested: force channel ids; empty asks `defaults` for them.
+    ///   - defaults: the channels to take when none are requested, given the opened device.
+    ///   - policy: the stream's policy for the resolved rate.
+    /// - Returns: the stream, or a one-line message saying what to do.
+    static func open(_ options: DeviceOptions, trigger: String?, channels requested: [String],
+                     defaults: (IIODevice) -> [String], rate: Double?, policy: (Double) -> IIOScanPolicy) -> Result<LiveDevice, CLIMessage> {
         let device: IIODevice
         switch options.open() {
         case .success(let d): device = d
         case .failure(let f): return .failure(CLIMessage(f.message))
         }
-        var ids = requested
-        if ids.isEmpty {
-            guard let first = device.forceChannels.first else {
-                return .failure(CLIMessage("\(device.displayName) has no buffered voltage input; pass --channel"))
-            }
-            ids = [first.id]
+        let ids = requested.isEmpty ? defaults(device) : requested
+        guard !ids.isEmpty else {
+            return .failure(CLIMessage("\(device.displayName) has no buffered voltage input; pass --channel"))
         }
-        let emulated = ProcessInfo.processInfo.environment[EmulatorEnvironment.recording]
-            .flatMap { try? RecordingMetadata.load(URL(fileURLWithPath: $0)) }
         let attachment: IIOTriggerAttachment?
         switch TriggerOptions.prepare(trigger, device) {
         case .success(let a): attachment = a
@@ -62,41 +43,98 @@ final class LiveScans: @unchecked Sendable {
         case .success(let r): triggerRate = r
         case .failure(let m): attachment?.restore(); return .failure(m)
         }
-        guard let sampleRate = triggerRate ?? device.samplingFrequency ?? rate ?? emulated?.sampleRateHz else {
+        guard let sampleRate = triggerRate ?? device.samplingFrequency ?? rate else {
             attachment?.restore()
             return .failure(CLIMessage("\(device.displayName) has no sampling_frequency attribute; pass --rate (e.g. 80 for an HX711 with RATE high)"))
         }
-        device.useMonotonicTimestamps()
-        let stream: IIOStreamChannels
-        do { stream = try device.enableChannels(ids, timestamp: true) } catch {
+        let source: IIOScanSource
+        do {
+            source = try IIOScanSource(device: device, forceChannels: ids, policy: policy(sampleRate), reopen: {
+                guard case .success(let d) = options.open() else { return nil }
+                if let attachment { guard (try? attachment.attach(to: d)) != nil else { return nil } }
+                return d
+            })
+        } catch {
             attachment?.restore()
+            if case .buffer(let e) = error { return .failure(CLIMessage("cannot stream from \(device.displayName): \(e)")) }
             return .failure(CLIMessage("\(device.displayName): \(error)"))
         }
         var recorded: [RecordingChannel] = []
-        for c in stream.channels {
-            let role: ChannelRole = c.isTimestamp ? .timestamp : (ids.contains(c.id) ? .force : .other)
-            guard let format = try? c.format() else { attachment?.restore(); return .failure(CLIMessage("\(device.displayName): channel \(c.id) has no readable format")) }
+        for c in source.stream.channels {
+            let role: ChannelRole
+            switch source.stream.role(of: c) {
+            case .force: role = .force
+            case .timestamp: role = .timestamp
+            case .other: role = .other
+            }
+            guard let format = try? c.format() else {
+                attachment?.restore()
+                return .failure(CLIMessage("\(device.displayName): channel \(c.id) has no readable format"))
+            }
             recorded.append(RecordingChannel(id: c.id, index: c.scanIndex, format: format,
                                              scale: c.isTimestamp ? nil : c.scale, offset: c.isTimestamp ? nil : c.offset, role: role))
         }
+        var clock: String?
+        if device.hasAttribute("current_timestamp_clock"), case .success(let text) = device.attribute("current_timestamp_clock") {
+            clock = text
+        }
         let metadata = RecordingMetadata(deviceName: device.name ?? device.id, deviceLabel: device.label, sampleRateHz: sampleRate,
-                                         timestampClock: "monotonic", channels: recorded)
-        let scans = LiveScans(options: options, channelIDs: ids, stream: stream, metadata: metadata,
-                              displayName: device.displayName, sampleRateHz: sampleRate)
-        scans.firstDevice = device
-        scans.trigger = attachment
-        return .success(scans)
+                                         timestampClock: clock, channels: recorded)
+        return .success(LiveDevice(source: source, metadata: metadata, sampleRateHz: sampleRate, trigger: attachment))
+    }
+}
+
+/// Scans of a live device, read on a background thread so that the main
+/// thread can wait for a person's answer without losing data; loss and return
+/// are the ``IIOScanSource``'s, reported as items.
+final class LiveScans: @unchecked Sendable {
+    enum Item {
+        case scans([UInt8])
+        /// The device went away (the message says how); scans stop until ``back``.
+        case lost(String)
+        /// It came back with the same layout.
+        case back
     }
 
-    private init(options: DeviceOptions, channelIDs: [String], stream: IIOStreamChannels, metadata: RecordingMetadata,
-                 displayName: String, sampleRateHz: Double) {
-        self.options = options
-        self.channelIDs = channelIDs
-        self.stream = stream
-        self.layout = stream.layout
-        self.metadata = metadata
-        self.displayName = displayName
-        self.sampleRateHz = sampleRateHz
+    let channelIDs: [String]
+    let layout: ScanLayout
+    let stream: IIOStreamChannels
+    let metadata: RecordingMetadata
+    let displayName: String
+    let sampleRateHz: Double
+
+    private let lock = NSCondition()
+    private var queue: [Item] = []
+    /// Read only on the reading thread once started (the `@unchecked Sendable` above is for this and the queue under `lock`).
+    private let source: IIOScanSource
+    private var thread: Thread?
+    private var readerDone = false
+    /// The trigger `--trigger` attached; put back at ``stop()``.
+    private let trigger: IIOTriggerAttachment?
+
+    /// Opens the device and enables `channelIDs` (default: its first buffered voltage input) plus the timestamp.
+    /// - Returns: the source, or a one-line message saying what to do.
+    static func open(_ options: DeviceOptions, channels requested: [String], rate: Double?,
+                     trigger: String? = nil) -> Result<LiveScans, CLIMessage> {
+        LiveDevice.open(options, trigger: trigger, channels: requested,
+                        defaults: { Array($0.forceChannels.prefix(1).map(\.id)) }, rate: rate) { rate in
+            var policy = IIOScanPolicy(scansPerRefill: IIOBuffer.defaultScansPerRefill(sampleRateHz: rate, latencyBudgetMs: 25))
+            policy.kernelBuffers = 4
+            policy.timeoutMs = options.timeoutMs
+            policy.timeoutsBeforeLost = 2
+            return policy
+        }.map { LiveScans($0) }
+    }
+
+    private init(_ live: LiveDevice) {
+        source = live.source
+        stream = live.source.stream
+        channelIDs = live.source.stream.forceIDs
+        layout = live.source.stream.layout
+        metadata = live.metadata
+        displayName = live.source.displayName
+        sampleRateHz = live.sampleRateHz
+        trigger = live.trigger
     }
 
     /// Starts reading.
@@ -107,18 +145,12 @@ final class LiveScans: @unchecked Sendable {
         t.start()
     }
 
-    /// Stops reading (cancels a refill in progress).
+    /// Stops reading (wakes or cancels a refill in progress) and puts the trigger back.
     func stop() {
-        lock.lock()
-        stopping = true
-        buffer?.cancel()
-        lock.broadcast()
-        lock.unlock()
+        source.stop.request()
         thread.map { _ in waitForReader() }
         trigger?.restore()
     }
-
-    private var readerDone = false
 
     /// Waits (up to 2 s) for the reading thread to leave, so the trigger is not put back under an enabled buffer.
     private func waitForReader() {
@@ -145,19 +177,6 @@ final class LiveScans: @unchecked Sendable {
         lock.unlock()
     }
 
-    private var isStopping: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return stopping
-    }
-
-    private func setBuffer(_ b: IIOBuffer?) {
-        lock.lock()
-        buffer = b
-        if stopping { b?.cancel() }
-        lock.unlock()
-    }
-
     private func readLoop() {
         defer {
             lock.lock()
@@ -165,57 +184,14 @@ final class LiveScans: @unchecked Sendable {
             lock.broadcast()
             lock.unlock()
         }
-        var device = firstDevice
-        firstDevice = nil
-        var backoffMs: UInt32 = 100
-        var reconnecting = false
-        let scansPerRefill = IIOBuffer.defaultScansPerRefill(sampleRateHz: sampleRateHz, latencyBudgetMs: 25)
-        while !isStopping {
-            if device == nil {
-                usleep(backoffMs * 1000)
-                backoffMs = min(backoffMs * 2, 2000)
-                guard case .success(let d) = options.open() else { continue }
-                if let trigger { guard (try? trigger.attach(to: d)) != nil else { continue } }
-                guard let s = try? d.enableChannels(channelIDs, timestamp: true), s.layout == layout else { continue }
-                device = d
+        while true {
+            switch source.next() {
+            case .scans(let bytes, _): push(.scans(Array(bytes)))
+            case .idle, .unusable: continue
+            case .lost(let why): push(.lost(why))
+            case .recovered: push(.back)
+            case .ended, .stopped: return
             }
-            let dev = device!
-            device = nil
-            guard let buf = try? IIOBuffer(device: dev, scansPerRefill: scansPerRefill, kernelBuffers: 4) else {
-                if !reconnecting { reconnecting = true; push(.lost("cannot start streaming from \(dev.displayName)")) }
-                continue
-            }
-            var pollDriven = dev.context.isLocal
-            if pollDriven { do { try buf.setBlocking(false) } catch { pollDriven = false } }
-            setBuffer(buf)
-            if reconnecting {
-                reconnecting = false
-                push(.back)
-            }
-            backoffMs = 100
-            var timeouts = 0
-            reading: while true {
-                let result = pollDriven ? buf.waitAndRefill(timeoutMs: Int32(options.timeoutMs)) : buf.refill()
-                switch result {
-                case .success:
-                    timeouts = 0
-                    push(.scans(Array(buf.bytes)))
-                case .failure(let e) where e.isCancelled || isStopping:
-                    setBuffer(nil)
-                    return
-                case .failure(let e) where e.isTimeout:
-                    timeouts += 1
-                    if timeouts < 2 { continue }
-                    reconnecting = true
-                    push(.lost("no scans for \(2 * Int(options.timeoutMs)) ms from \(displayName)"))
-                    break reading
-                case .failure(let e):
-                    reconnecting = true
-                    push(.lost("\(displayName) vanished (\(e.text))"))
-                    break reading
-                }
-            }
-            setBuffer(nil)
         }
     }
 }

@@ -1,4 +1,3 @@
-import ForceStageEmulator
 import ForceStageFormats
 import ForceStageIIO
 import ForceStageService
@@ -6,14 +5,14 @@ import Foundation
 
 extension PanelOptions {
     /// The calibration for a live device by ``CalibrationChoice``'s rule:
-    /// --profile, --calibration, the recording `forcestage emulate` plays when it
-    /// names this device, the best match in calibration/.
+    /// --profile, --calibration, the best match in calibration/. An emulated
+    /// device carries no calibration, as a real one does not: pass
+    /// `--calibration {recording}` under `forcestage emulate`.
     ///
     /// - Returns: `nil` when none applies.
     func choice(for device: IIODevice) throws(CommandFailure) -> CalibrationChoice? {
         var candidates = calibration.candidates
         candidates.device = (device.name ?? device.id, device.label)
-        candidates.emulatedPath = ProcessInfo.processInfo.environment[EmulatorEnvironment.recording]
         candidates.library = profileDirectory()
         do { return try CalibrationChoice.choose(candidates) } catch { throw badInput(error) }
     }

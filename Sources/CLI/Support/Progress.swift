@@ -1,3 +1,4 @@
+import ForceStageClock
 import ForceStageFormats
 import Foundation
 

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// Nanoseconds on `clock` (`CLOCK_MONOTONIC` unless a channel's
 /// `current_timestamp_clock` says otherwise): the one way the host tools,
