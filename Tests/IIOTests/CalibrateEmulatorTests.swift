@@ -5,34 +5,6 @@ import ForceStageCore
 import ForceStageFormats
 import ForceStageTools
 
-/// The tmux binary, if installed.
-let tmux: String? = ["/usr/bin/tmux", "/usr/local/bin/tmux", "/bin/tmux"].first { FileManager.default.isExecutableFile(atPath: $0) }
-
-/// Runs a short command with posix_spawn and waitpid, output to a file. (Foundation's
-/// Process can miss the exit of tmux's client, which forks the server, and wait forever.)
-func spawnAndWait(_ arguments: [String], timeout: Double = 10) throws -> (status: Int32, stdout: String) {
-    let out = FileManager.default.temporaryDirectory.appendingPathComponent("fs-spawn-\(UUID().uuidString)")
-    defer { unlink(out.path) }
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-    posix_spawn_file_actions_addopen(&actions, 1, out.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-    let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-    defer { argv.forEach { free($0) } }
-    var pid: pid_t = 0
-    let r = posix_spawn(&pid, arguments[0], &actions, nil, argv, environ)
-    guard r == 0 else { throw POSIXError(POSIXErrorCode(rawValue: r) ?? .EIO) }
-    var status: Int32 = 0
-    let deadline = Date().addingTimeInterval(timeout)
-    while waitpid(pid, &status, WNOHANG) == 0 {
-        if Date() > deadline { kill(pid, SIGKILL); waitpid(pid, &status, 0); break }
-        usleep(10_000)
-    }
-    return ((status >> 8) & 0xff, (try? String(contentsOf: out, encoding: .utf8)) ?? "")
-}
-
 /// `calibrate` and `meter` as a person uses them, on a terminal, against the emulated device.
 @Suite("calibrate and meter on a terminal, against the emulator", .serialized,
        .enabled(if: emulatorAvailable && forcestage != nil, "needs root, `unshare -m`, and the built forcestage binary (swift build)"))
@@ -159,26 +131,11 @@ struct CalibrateEmulatorTests {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let demo = packageRoot.appendingPathComponent("hardware/recordings/demo-hx711.json")
-        let name = "fs-meter-\(getpid())"
-        let done = dir.appendingPathComponent("done")
-        let script = dir.appendingPathComponent("run.sh")
-        try """
-        \(forcestage!) emulate \(demo.path) -- \(forcestage!) meter --calibration \(demo.path)
-        echo "meter-exit=$?" > \(done.path)
-        stty -a >> \(done.path)
-        sleep 60
-        """.write(to: script, atomically: true, encoding: .utf8)
-        _ = try spawnAndWait([tmux!, "new-session", "-d", "-s", name, "-x", "80", "-y", "24", "sh \(script.path)"])
-        defer { _ = try? spawnAndWait([tmux!, "kill-session", "-t", name]) }
-        func screen() throws -> String { try spawnAndWait([tmux!, "capture-pane", "-p", "-t", name]).stdout }
+        let tmuxSession = try TmuxSession(name: "fs-meter-\(getpid())", in: dir,
+                                          commandLine: "\(forcestage!) emulate \(demo.path) -- \(forcestage!) meter --calibration \(demo.path)")
+        defer { tmuxSession.close() }
         // The demo's slam is at 4 s: wait until its pop has been shown.
-        var shown = ""
-        let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline {
-            shown = try screen()
-            if shown.contains(" pop ") && shown.contains("state idle") { break }
-            usleep(200_000)
-        }
+        let shown = try tmuxSession.waitForScreen(seconds: 30) { $0.contains(" pop ") && $0.contains("state idle") }
         let lines = shown.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         #expect(lines.allSatisfy { $0.count <= 80 })
         #expect(lines.first?.hasPrefix("forcestage meter  hx711") == true, "\(shown)")
@@ -193,15 +150,12 @@ struct CalibrateEmulatorTests {
         #expect(shown.contains("noise ") && shown.contains(" N rms"))
         #expect(shown.contains("last events:") && shown.contains(" peek ") && shown.contains(" pop "), "\(shown)")
         #expect(shown.contains("q or Ctrl-C quits"))
-        _ = try spawnAndWait([tmux!, "send-keys", "-t", name, "q"])
-        let end = Date().addingTimeInterval(15)
-        while Date() < end && !FileManager.default.fileExists(atPath: done.path) { usleep(100_000) }
-        usleep(300_000)
-        let after = try String(contentsOf: done, encoding: .utf8)
-        #expect(after.hasPrefix("meter-exit=0"), "\(after)")
+        try tmuxSession.send("q")
+        let after = tmuxSession.afterExit()
+        #expect(after.hasPrefix("command-exit=0"), "\(after)")
         // The terminal is as it was: line editing and echo on.
         #expect(after.contains(" icanon ") && after.contains(" echo "), "\(after)")
-        #expect(!(try screen()).contains("q or Ctrl-C quits"), "the meter's screen is gone (the alternate screen was left)")
+        #expect(!(try tmuxSession.screen()).contains("q or Ctrl-C quits"), "the meter's screen is gone (the alternate screen was left)")
     }
 
     @Test("The meter quits on Ctrl-C too, restoring the terminal",
@@ -210,27 +164,14 @@ struct CalibrateEmulatorTests {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let demo = packageRoot.appendingPathComponent("hardware/recordings/demo-hx711.json")
-        let name = "fs-meter-c-\(getpid())"
-        let done = dir.appendingPathComponent("done")
-        let script = dir.appendingPathComponent("run.sh")
         // The shell traps SIGINT so that it survives the Ctrl-C and reports what the meter left behind.
-        try """
-        trap 'echo shell-saw-int' INT
-        \(forcestage!) emulate \(demo.path) -- \(forcestage!) meter --calibration \(demo.path)
-        echo "meter-exit=$?" > \(done.path)
-        stty -a >> \(done.path)
-        sleep 60
-        """.write(to: script, atomically: true, encoding: .utf8)
-        _ = try spawnAndWait([tmux!, "new-session", "-d", "-s", name, "-x", "80", "-y", "24", "sh \(script.path)"])
-        defer { _ = try? spawnAndWait([tmux!, "kill-session", "-t", name]) }
-        let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline, !(try spawnAndWait([tmux!, "capture-pane", "-p", "-t", name]).stdout.contains("last events:")) { usleep(200_000) }
-        _ = try spawnAndWait([tmux!, "send-keys", "-t", name, "C-c"])
-        let end = Date().addingTimeInterval(15)
-        while Date() < end && !FileManager.default.fileExists(atPath: done.path) { usleep(100_000) }
-        usleep(300_000)
-        let after = try String(contentsOf: done, encoding: .utf8)
-        #expect(after.hasPrefix("meter-exit=0"), "emulate waited for the meter, which ended cleanly: \(after)")
+        let tmuxSession = try TmuxSession(name: "fs-meter-c-\(getpid())", in: dir, commandLine:
+            "\(forcestage!) emulate \(demo.path) -- \(forcestage!) meter --calibration \(demo.path)", trapInterrupt: true)
+        defer { tmuxSession.close() }
+        _ = try tmuxSession.waitForScreen(seconds: 30) { $0.contains("last events:") }
+        try tmuxSession.send("C-c")
+        let after = tmuxSession.afterExit()
+        #expect(after.hasPrefix("command-exit=0"), "emulate waited for the meter, which ended cleanly: \(after)")
         #expect(after.contains(" icanon ") && after.contains(" echo "), "\(after)")
     }
 }
@@ -241,26 +182,19 @@ func fixed2(_ v: Double) -> String { String(format: "%.2f", v) }
        .enabled(if: emulatorAvailable && forcestage != nil, "needs root, `unshare -m` and the built forcestage"))
 struct MeterPlateMapTests {
     @Test("The meter shows where a four-cell panel is pressed on a small plate map",
-          .enabled(if: tmux != nil, "tmux is not installed (hardware/setup.sh installs it); the meter's screen cannot be captured"))
+          .enabled(if: tmux != nil, "tmux is not installed (hardware/setup.sh installs it); the meter's screen cannot be captured"),
+          .enabled(if: sharedRecordingsPresent, sharedSkipReason))
     func plateMap() throws {
-        let rec = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/recordings/panel4-500hz-offcentre-sample.json")
-        try #require(FileManager.default.fileExists(atPath: rec.path), "../shared/recordings is absent; this test needs the shared panel4 recording")
+        let rec = sharedRecordings.appendingPathComponent("panel4-500hz-offcentre-sample.json")
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let name = "fs-meter-map-\(getpid())"
-        let script = dir.appendingPathComponent("run.sh")
-        try """
-        \(forcestage!) emulate --sensor ad7124-4 \(rec.path) -- \(forcestage!) meter --calibration \(rec.path)
-        sleep 60
-        """.write(to: script, atomically: true, encoding: .utf8)
-        _ = try spawnAndWait([tmux!, "new-session", "-d", "-s", name, "-x", "80", "-y", "24", "sh \(script.path)"])
-        defer { _ = try? spawnAndWait([tmux!, "kill-session", "-t", name]) }
+        let tmuxSession = try TmuxSession(name: "fs-meter-map-\(getpid())", in: dir, commandLine:
+            "\(forcestage!) emulate --sensor ad7124-4 \(rec.path) -- \(forcestage!) meter --calibration \(rec.path)")
+        defer { tmuxSession.close() }
         var pressed = "", idle = ""
-        let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline && (pressed.isEmpty || idle.isEmpty) {
-            let shown = try spawnAndWait([tmux!, "capture-pane", "-p", "-t", name]).stdout
+        _ = try tmuxSession.waitForScreen(seconds: 30, every: 100_000) { shown in
             if shown.contains("pressed at x") { pressed = shown } else if shown.contains("not pressed") { idle = shown }
-            usleep(100_000)
+            return !pressed.isEmpty && !idle.isEmpty
         }
         #expect(idle.contains("plate +---------------------+  not pressed"), "\(idle)")
         let rows = pressed.split(separator: "\n").map(String.init).filter { $0.hasPrefix("      |") }
