@@ -12,10 +12,9 @@ import ForceStageTools
 struct PositionServiceTests {
     let fs = forcestage ?? ""
 
-    @Test("run prints peek, pop, hold and release with the x/y replay computes")
+    @Test("run prints peek, pop, hold and release with the x/y replay computes", .enabled(if: sharedRecordingsPresent, sharedSkipReason))
     func runCarriesPositions() throws {
-        let rec = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/recordings/panel4-500hz-offcentre-sample.json")
-        try #require(FileManager.default.fileExists(atPath: rec.path), "../shared/recordings is absent; this test needs the shared panel4 recording")
+        let rec = sharedRecordings.appendingPathComponent("panel4-500hz-offcentre-sample.json")
         let dir = try temporaryDirectory()
         let run = try runProcess([fs, "emulate", "--end-after-recording", "--as-fast-as-possible", "--sensor", "ad7124-4", rec.path, "--",
                                   fs, "run", "--calibration", rec.path], in: dir, timeout: 120)
