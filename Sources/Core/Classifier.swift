@@ -77,6 +77,12 @@ public struct Classifier: Sendable {
     @usableFromInline internal var _settled: Float = 0
     /// The last scan that read below the baseline by more than the touch band.
     @usableFromInline internal var _undershootSample: Int64 = Classifier.distantPastSample
+    /// The last scan that read below the touch band (at rest or below zero),
+    /// and the crest of the current run past the peek level while idle: a
+    /// peek after a rise from rest faster than a finger waits, watching for
+    /// an oscillation turning over.
+    @usableFromInline internal var _restSample: Int64 = Classifier.distantPastSample
+    @usableFromInline internal var _crest: Float = 0
     /// Idle scans since the last press (counted per block), and blocks in a
     /// row whose mean lay below the baseline by more than the touch band.
     @usableFromInline internal var _quietScans: Int32 = Classifier.countCeiling
@@ -143,7 +149,14 @@ public struct Classifier: Sendable {
         _lastForce = y
         // A press never pulls the panel below its zero: a swing that far down is
         // vibration (or a cell's undershoot), and a peek waits it out.
-        if y < -_parameters.touchBand { _undershootSample = sample }
+        // The raw reading counts too: the spike filter takes out a one-scan
+        // dip, and a shake sampled at 10-100 scans/s (aliased) often shows its
+        // swings below zero in single scans; at 10 scans/s the filter also
+        // decides a scan late, so a reading past peek whose next scan swings
+        // below zero is held off. A lone negative spike costs at most a
+        // hold-off's wait on a press that starts right after it.
+        if Float._min(x, y) < -_parameters.touchBand { _undershootSample = sample }
+        if y < _parameters.touchBand { _restSample = sample }
         // FSR creep: while peeking, pop needs the force above the level the
         // press settled at by the allowance (capped at pop x (1 + allowance)),
         // so creep of up to the allowance under a constant load never pops,
@@ -199,6 +212,22 @@ public struct Classifier: Sendable {
     @inlinable
     internal mutating func _decide(y: Float, sample: Int64, timestampNs: Int64, into events: inout EventRing) {
         if _state == .idle {
+            // Vibration whose first swing is upward: a 20-60 Hz oscillation
+            // climbs from rest past the peek level within a quarter period
+            // (4-12.5 ms), faster than a finger (20 ms and more; only a slam is
+            // as quick). After so fast a rise the peek waits a few scans, kept
+            // inside the latency budget, and is dropped if the force falls a
+            // quarter below its crest meanwhile: an oscillation turning over
+            // (a slam holds or climbs). That fall starts the hold-off, so the
+            // burst's later swings (each after a swing below zero) wait too.
+            if _peekRun > 0 {
+                _crest = _peekRun == 1 ? y : Float._max(_crest, y)
+                let first = sample &- Int64(_peekRun) &+ 1
+                if first &- _restSample <= _parameters.vibrationRiseScans && _peekRun < _parameters.vibrationConfirmRun {
+                    if y < _crest * Classifier.vibrationTurnFraction { _undershootSample = sample }
+                    return
+                }
+            }
             guard _pressLock == 0 && _peekRun >= _parameters.pressScans
                     && sample &- _undershootSample > _parameters.vibrationHoldoffScans else { return }
             _emit(.peek, crossing: _peekCrossing, force: y, sample: sample, timestampNs: timestampNs, into: &events)
@@ -416,6 +445,11 @@ public struct Classifier: Sendable {
         switch _state {
         case .idle:
             guard belowPeek else { return false }
+            // The last scan at rest, as the per-scan path records it: a block
+            // on one side of the touch band moves it in closed form.
+            let atRest = high < _parameters.touchBand
+            guard atRest || low >= _parameters.touchBand else { return false }
+            if atRest { _restSample = lastSample }
         case .peeking:
             guard belowPop && aboveRelease else { return false }
             // The creep reference moves every scan: per scan.

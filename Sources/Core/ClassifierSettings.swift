@@ -73,6 +73,7 @@ public enum TimeSetting: UInt8, Equatable, BitwiseCopyable, Sendable {
     case pressDebounce, releaseDebounce, hold, stuck
     case baselineRise, baselineFall, baselineSmoothing, baselineWarmup
     case baselineSettle, baselineUndershoot, holdSettle, spikeMaximum, vibrationHoldoff
+    case vibrationRise, vibrationConfirm
 }
 
 /// Why classifier settings were refused.
@@ -134,6 +135,19 @@ public struct ClassifierSettings: Equatable, Sendable {
     /// door slam or a machine shakes it as far below zero as above, so a
     /// zero-mean 20-60 Hz burst cannot peek. Taps (no undershoot) are unaffected.
     public var vibrationHoldoffMilliseconds: Float = 30
+    /// A rise from rest (below the touch band) to the peek level within this
+    /// long, ms, may be the first, upward swing of a vibration burst, and its
+    /// peek waits ``vibrationConfirmMilliseconds``. A 20-60 Hz oscillation
+    /// climbs from zero to its crest within a quarter period, at most 12.5 ms;
+    /// a finger takes 20 ms or more (the shared recordings: 23-400 ms, gait
+    /// heel strikes one scan at 100 scans/s), only a slam is as fast. 0 disables.
+    public var vibrationRiseMilliseconds: Float = 12.5
+    /// How long, ms, a peek after a rise that fast waits, kept within the
+    /// latency budget (max(2 scans, 10 ms), less the spike filter's scan): at
+    /// least one scan, whole scans rounded down. If the force falls by a
+    /// quarter from its crest meanwhile (an oscillation turning over; a slam
+    /// holds or climbs), it was vibration: no peek, and the hold-off starts.
+    public var vibrationConfirmMilliseconds: Float = 8
     /// Baseline tracking.
     public var baseline = BaselineSettings()
     /// Identical raw values on every force channel for this long report `stuck`; 0 disables.
@@ -175,6 +189,8 @@ public struct ClassifierSettings: Equatable, Sendable {
         guard holdSettleMilliseconds >= 0 else { throw .negativeTime(.holdSettle) }
         guard spikeMaximumMilliseconds >= 0 else { throw .negativeTime(.spikeMaximum) }
         guard vibrationHoldoffMilliseconds >= 0 else { throw .negativeTime(.vibrationHoldoff) }
+        guard vibrationRiseMilliseconds >= 0 else { throw .negativeTime(.vibrationRise) }
+        guard vibrationConfirmMilliseconds >= 0 else { throw .negativeTime(.vibrationConfirm) }
         if let creepAllowance { guard creepAllowance >= 0, creepAllowance < 1 else { throw .creepAllowanceOutOfRange } }
     }
 }
@@ -229,6 +245,11 @@ public struct ClassifierParameters: Equatable, BitwiseCopyable, Sendable {
     public var creepSmoothing: Float
     /// Scans a peek waits after a swing below the baseline.
     public var vibrationHoldoffScans: Int64
+    /// The longest rise from rest to peek, in scans, that may be a vibration's
+    /// first swing (0: none, as where a scan is longer than the rise time);
+    /// the peek after one needs this many scans past the level (1 + the wait).
+    public var vibrationRiseScans: Int64
+    public var vibrationConfirmRun: Int32
     /// Idle scans before the baseline learns; scans an undershoot must last to be learned.
     public var settleScans: Int32
     public var undershootScans: Int32
@@ -284,6 +305,13 @@ public struct ClassifierParameters: Equatable, BitwiseCopyable, Sendable {
         creepAllowance = settings.creepAllowance ?? 0
         creepSmoothing = alpha(ClassifierParameters.creepSmoothingMilliseconds)
         vibrationHoldoffScans = Int64(scans(settings.vibrationHoldoffMilliseconds))
+        // Rounded down: where a scan is longer than the rise time, a one-scan
+        // rise says nothing about speed, and no peek waits.
+        let rise = (settings.vibrationRiseMilliseconds * sampleRateHz / 1000).rounded(.down)
+        vibrationRiseScans = rise >= Float(Int32.max) ? Int64(Int32.max) : Int64(rise)
+        let confirm = (settings.vibrationConfirmMilliseconds * sampleRateHz / 1000).rounded(.down)
+        let wait: Int32 = settings.vibrationConfirmMilliseconds == 0 ? 0 : (confirm >= Float(Int32.max / 2) ? Int32.max / 2 : max(1, Int32(confirm)))
+        vibrationConfirmRun = max(pressScans, wait &+ 1)
         settleScans = scans(settings.baseline.settleMilliseconds)
         undershootScans = scans(settings.baseline.undershootMilliseconds)
     }

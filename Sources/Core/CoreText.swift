@@ -116,6 +116,8 @@ extension TimeSetting {
         case .holdSettle: return "holdSettleMilliseconds"
         case .spikeMaximum: return "spikeMaximumMilliseconds"
         case .vibrationHoldoff: return "vibrationHoldoffMilliseconds"
+        case .vibrationRise: return "vibrationRiseMilliseconds"
+        case .vibrationConfirm: return "vibrationConfirmMilliseconds"
         }
     }
 }

@@ -46,6 +46,11 @@ extension Classifier {
     /// The sample of "the last undershoot" before any: far enough in the past
     /// that no hold-off is pending, far enough from Int64.min not to overflow.
     public static let distantPastSample: Int64 = Int64.min / 2
+    /// While a peek after a fast rise waits, a fall below this fraction of the
+    /// crest since the level was passed (three quarters) is an oscillation
+    /// turning over: a 20 Hz swing falls that far within 6 ms of its crest,
+    /// while a slam holds or climbs and tremor moves a held press by 15 %.
+    public static let vibrationTurnFraction: Float = 0.75
     /// Events one per-scan step can raise at most (release and peek, or peek and pop):
     /// the free room ``step(forces:timestamps:count:firstSample:into:)`` keeps in the ring.
     public static let maximumEventsPerStep = 2

@@ -242,7 +242,8 @@ struct ProfileReader {
         }
 
         let health = doc.table("health")
-        try unknownKeys(health, allowed: ["stuck_ms", "saturation_scans", "spike_rejection", "spike_max_ms", "vibration_holdoff_ms"], prefix: "health")
+        try unknownKeys(health, allowed: ["stuck_ms", "saturation_scans", "spike_rejection", "spike_max_ms", "vibration_holdoff_ms",
+                                         "vibration_rise_ms", "vibration_confirm_ms"], prefix: "health")
         if let v = try positive(health, "stuck_ms", "health.stuck_ms") { settings.stuckMilliseconds = v }
         if let v = try positive(health, "saturation_scans", "health.saturation_scans", allowZero: false,
                                 maximum: Limits.saturationScans.upperBound) {
@@ -254,6 +255,8 @@ struct ProfileReader {
         if let v = try bool(health, "spike_rejection", "health.spike_rejection") { settings.spikeRejection = v }
         if let v = try positive(health, "spike_max_ms", "health.spike_max_ms") { settings.spikeMaximumMilliseconds = v }
         if let v = try positive(health, "vibration_holdoff_ms", "health.vibration_holdoff_ms") { settings.vibrationHoldoffMilliseconds = v }
+        if let v = try positive(health, "vibration_rise_ms", "health.vibration_rise_ms") { settings.vibrationRiseMilliseconds = v }
+        if let v = try positive(health, "vibration_confirm_ms", "health.vibration_confirm_ms") { settings.vibrationConfirmMilliseconds = v }
 
         let latency = doc.table("latency")
         try unknownKeys(latency, allowed: ["budget_ms"], prefix: "latency")

@@ -61,7 +61,9 @@ struct ClassifierTableTests {
     @Test("A slam straight past both levels is peek then pop, at the same scan")
     func slam() throws {
         let f = Self.hold(0, 20) + Self.hold(5, 40) + Self.hold(0, 20)
-        let got2 = try Self.run(f); #expect(got2 == ["peek@21", "pop@21", "release@61"])
+        // A jump from rest past peek in one scan is faster than a finger: the
+        // peek waits a scan for a shake to turn over (vibrationConfirmMilliseconds).
+        let got2 = try Self.run(f); #expect(got2 == ["peek@22", "pop@22", "release@61"])
     }
 
     @Test("A slow ramp peeks and pops one scan after each crossing")
@@ -136,17 +138,18 @@ struct ClassifierTableTests {
 
     @Test("Eager press debounce ignores a release inside its window")
     func eagerLock() throws {
-        let s = Self.settings { $0.pressDebounce = Debounce(.eager, milliseconds: 50); $0.spikeRejection = false }
+        // Steps from rest past peek in one scan: the fast-rise wait is tested in RealSensorBehaviourTests.
+        let s = Self.settings { $0.pressDebounce = Debounce(.eager, milliseconds: 50); $0.spikeRejection = false; $0.vibrationRiseMilliseconds = 0 }
         // Up for 2 scans, down, up again: with a 5-scan lock the dip cannot release.
         let f = Self.hold(0, 10) + Self.hold(1.5, 2) + Self.hold(0, 2) + Self.hold(1.5, 20) + Self.hold(0, 10)
         let got6 = try Self.run(f, s); #expect(got6 == ["peek@10", "release@34"])
-        let loose = Self.settings { $0.pressDebounce = Debounce(.eager, milliseconds: 0); $0.spikeRejection = false }
+        let loose = Self.settings { $0.pressDebounce = Debounce(.eager, milliseconds: 0); $0.spikeRejection = false; $0.vibrationRiseMilliseconds = 0 }
         let got7 = try Self.run(f, loose); #expect(got7 == ["peek@10", "release@12", "peek@14", "release@34"])
     }
 
     @Test("Hold is emitted once a peek lasts the hold time, and never after pop")
     func holdEvent() throws {
-        let s = Self.settings { $0.holdMilliseconds = 300 }
+        let s = Self.settings { $0.holdMilliseconds = 300; $0.vibrationRiseMilliseconds = 0 }  // steps: see eagerLock
         let f = Self.hold(0, 10) + Self.hold(1.5, 60) + Self.hold(3, 10) + Self.hold(0, 20)
         let got8 = try Self.run(f, s); #expect(got8 == ["peek@11", "hold@41", "pop@71", "release@81"])
         let quick = Self.hold(0, 10) + Self.hold(1.5, 10) + Self.hold(3, 60) + Self.hold(0, 20)

@@ -18,6 +18,9 @@ struct PipelineHealthTests {
         var settings = ClassifierSettings(peekNewtons: 1, popNewtons: 2.5)
         settings.holdMilliseconds = 0
         settings.stuckMilliseconds = stuckMs
+        // The scans step from rest past peek in one scan; the fast-rise wait
+        // for vibration is tested in RealSensorBehaviourTests, not here.
+        settings.vibrationRiseMilliseconds = 0
         var pipeline = ForcePipeline(layout: layout, calibration: calibration,
                                      parameters: try ClassifierParameters(settings, sampleRateHz: 80), timestampSlot: 1)
         var bytes = [UInt8](repeating: 0, count: layout.scanSize)
@@ -78,7 +81,7 @@ struct PipelineHealthTests {
         let layout = try ScanLayout([(index: 4, format: format)])
         let calibration = try PanelCalibration([(slot: 0, calibration: .linear(zeroRaw: 0, newtonsPerCount: 0.001))], layout: layout)
         var pipeline = ForcePipeline(layout: layout, calibration: calibration,
-                                     parameters: try ClassifierParameters(ClassifierSettings(peekNewtons: 1, popNewtons: 2.5), sampleRateHz: 860),
+                                     parameters: try ClassifierParameters(Self.noRiseWait, sampleRateHz: 860),
                                      timestampSlot: nil)
         var ring = EventRing()
         var out: [String] = []
@@ -96,5 +99,14 @@ struct PipelineHealthTests {
         while let e = ring.popFirst() { out.append("\(e.kind.name)@\(e.sample)") }
         feed(0, 20)
         #expect(out == ["peek@301", "lost@320", "release@320", "recovered@320"])
+    }
+}
+
+extension PipelineHealthTests {
+    /// Default settings without the fast-rise wait (these scans step from rest past peek).
+    static var noRiseWait: ClassifierSettings {
+        var s = ClassifierSettings(peekNewtons: 1, popNewtons: 2.5)
+        s.vibrationRiseMilliseconds = 0
+        return s
     }
 }

@@ -147,3 +147,78 @@ func _sin(_ x: Float) -> Float {
     let a2 = a * a
     return a * (1 - a2 / 6 * (1 - a2 / 20 * (1 - a2 / 42 * (1 - a2 / 72))))
 }
+
+extension RealSensorBehaviourTests {
+    /// A door slam as the scenario makes it: `newtons` decaying to zero over
+    /// `seconds`, at `hz`, starting at `phase` (radians; 0 swings up first),
+    /// between quiet stretches.
+    static func burst(rate: Float, hz: Float, newtons: Float, phase: Float, seconds: Float = 0.2) -> [Float] {
+        var forces = T.hold(0, Int(rate * 0.6))
+        let n = Int(rate * seconds)
+        for i in 0..<n {
+            let t = Float(i) / rate
+            forces.append(newtons * (1 - t / seconds) * _sin(2 * Float.pi * hz * t + phase))
+        }
+        return forces + T.hold(0, Int(rate * 0.6))
+    }
+
+    /// Runs every burst and returns how many gave any event, with the rule
+    /// as configured and with the fast-rise wait switched off.
+    static func peeking(_ bursts: [(rate: Float, hz: Float, newtons: Float, phase: Float)]) throws -> (with: [String], without: Int) {
+        var with: [String] = [], without = 0
+        for b in bursts {
+            let f = burst(rate: b.rate, hz: b.hz, newtons: b.newtons, phase: b.phase)
+            let on = try run(f, rate: b.rate, T.settings()).events
+            if !on.isEmpty { with.append("\(b.rate)/s \(b.hz) Hz \(b.newtons) N phase \(b.phase): \(on)") }
+            if try !run(f, rate: b.rate, T.settings { $0.vibrationRiseMilliseconds = 0 }).events.isEmpty { without += 1 }
+        }
+        return (with, without)
+    }
+
+    @Test("A door slam whose first swing is upward does not peek where it turns over within the wait")
+    func upwardFirstVibration() throws {
+        var bursts: [(rate: Float, hz: Float, newtons: Float, phase: Float)] = []
+        for hz: Float in [20, 30, 40, 50, 60] {
+            for newtons: Float in [2, 3.5, 5] {
+                // 500 scans/s: the burst starts on or past its crest (a jump up, then down) ...
+                for k in 4...7 { bursts.append((500, hz, newtons, Float(k) * .pi / 8)) }
+                // ... or at 50-60 Hz at any phase, whose crest comes within 8 ms.
+                if hz >= 50 { for k in 0..<16 { bursts.append((500, hz, newtons, Float(k) * .pi / 8)) } }
+                // 80 scans/s: any phase (a shake seen through a slow converter).
+                for k in 0..<16 { bursts.append((80, hz, newtons, Float(k) * .pi / 8)) }
+            }
+        }
+        let r = try Self.peeking(bursts)
+        #expect(r.with.isEmpty, "\(r.with.count) of \(bursts.count) bursts peeked: \(r.with.prefix(5))")
+        // Without the wait after a fast rise most of them peek: the wait is what holds them.
+        #expect(r.without >= 60, "\(r.without) of \(bursts.count) peek without the wait")
+    }
+
+    @Test("What the wait cannot see: a 20-30 Hz burst rising from a zero crossing looks like a slam for 10 ms")
+    func upwardFirstVibrationLimit() throws {
+        // Its crest comes 12-8 ms after it starts, after the latency budget: it
+        // still peeks (README, "What it still gets wrong"). If this starts
+        // passing, the README's statement is out of date.
+        let r = try Self.peeking([(500, 20, 5, 0), (500, 30, 3.5, 0)])
+        #expect(r.with.count == 2, "\(r.with)")
+    }
+
+    @Test("A slam still peeks and pops within the budget after the fast-rise wait")
+    func slamWithinBudget() throws {
+        for rate: Float in [500, 100, 80] {
+            // Rest to 4.5 N in 10 ms, held 150 ms: as fast as the synthesizer's fastest slam.
+            let rise = max(1, Int(rate * 0.010))
+            let forces = T.hold(0, Int(rate * 0.5)) + T.ramp(0, 4.5, rise) + T.hold(4.5, Int(rate * 0.15))
+                + T.ramp(4.5, 0, rise) + T.hold(0, Int(rate * 0.5))
+            let r = try Self.run(forces, rate: rate, T.settings())
+            #expect(Self.kinds(r.events) == ["peek", "pop", "release"], "\(rate)/s: \(r.events)")
+            // The first scan at or past the peek level, and the budget max(2 scans, 10 ms).
+            let crossing = forces.firstIndex { $0 >= 1.0 }!
+            let budget = Int(max(2, (rate * 0.010).rounded(.down)))
+            for e in r.events.prefix(2) {
+                let at = Int(e.split(separator: "@")[1])!
+                #expect(at - crossing <= budget, "\(rate)/s: \(e) vs crossing \(crossing), budget \(budget)")
+            }
+        }
+    }
+}

@@ -11,8 +11,9 @@ struct ScenarioPhysics {
     let script: PressScript
     /// Per press: creep amount, creep time constant (s), hysteresis on unloading.
     var creep: [(amount: Double, tau: Double, hysteresis: Double)] = []
-    /// Vibration bursts: start (s), length (s), frequency (Hz), amplitude (N).
-    var bursts: [(start: Double, length: Double, hz: Double, newtons: Double)] = []
+    /// Vibration bursts: start (s), length (s), frequency (Hz), amplitude (N),
+    /// and the phase (radians) the oscillation starts at.
+    var bursts: [(start: Double, length: Double, hz: Double, newtons: Double, phase: Double)] = []
     /// Thermal ramp: amplitude (N) and period (s) of a triangle wave.
     var thermal: (newtons: Double, period: Double) = (0, 1)
     /// The mechanical stop for clipped holds, newtons.
@@ -45,7 +46,7 @@ struct ScenarioPhysics {
             for (a, b) in gaps where b - a >= 1.2 && random.chance(0.7) {
                 let length = random.uniform(0.1, 0.3)
                 let start = random.uniform(a + 0.4, max(a + 0.4, b - 0.4 - length))
-                bursts.append((start, length, random.uniform(20, 60), random.uniform(2, 5)))
+                bursts.append((start, length, random.uniform(20, 60), random.uniform(2, 5), 0))
             }
         }
         if scenarios.contains(.thermalRamps) {
@@ -53,6 +54,11 @@ struct ScenarioPhysics {
             // No faster than 0.03 N/s: a quarter period rises the whole amplitude.
             thermal = (amplitude, max(4 * amplitude / 0.03, random.uniform(40, 120)))
         }
+        // Each burst starts at a random phase, so its first swing goes up as
+        // often as down (a slam can shake the plate either way first), and may
+        // start part-way through a swing. Drawn after every other draw, so the
+        // other scenarios' draws are those they always were.
+        for i in bursts.indices { bursts[i].phase = random.uniform(0, 2 * .pi) }
     }
 
     /// Bounds a cell's counts by the sensor's floor (zero floor: it never reads
@@ -94,9 +100,9 @@ struct ScenarioPhysics {
         }
         var shaking = false
         for b in bursts where t >= b.start && t < b.start + b.length {
-            // Decaying, zero-mean, starting with a downward swing; the whole plate shakes.
+            // Decaying, zero-mean, starting at the burst's phase; the whole plate shakes.
             let u = (t - b.start) / b.length
-            let f = -b.newtons * (1 - u) * sin(2 * .pi * b.hz * (t - b.start))
+            let f = b.newtons * (1 - u) * sin(2 * .pi * b.hz * (t - b.start) + b.phase)
             for i in cellForce.indices { cellForce[i] += f / cells }
             shaking = true
         }

@@ -28,7 +28,8 @@ public struct ScenarioSet: OptionSet, Sendable, Hashable {
     /// constant, and reads 5-10 % low while unloading. Meant for an FSR panel.
     public static let fsrCreep = ScenarioSet(rawValue: 1 << 6)
     /// Door slams and machines: zero-mean 20-60 Hz shaking of 2-5 N for
-    /// 0.1-0.3 s, decaying, in the quiet gaps; it starts with a downward swing.
+    /// 0.1-0.3 s, decaying, in the quiet gaps; each burst starts at a random
+    /// phase, so its first swing is upward as often as downward.
     public static let vibration = ScenarioSet(rawValue: 1 << 7)
     /// The unloaded zero ramps by up to a third of the peek level at up to 0.03 N/s and back.
     public static let thermalRamps = ScenarioSet(rawValue: 1 << 8)
