@@ -77,13 +77,15 @@ public enum GestureEvent: Equatable, Sendable {
 /// press is in; `hold` is reported as usual, the route without force.
 public struct PanelGestures: Sendable {
     public let regions: [Region]
-    public let panelPeek: Float
-    public let panelPop: Float
-    public let releaseFraction: Float
+    public private(set) var panelPeek: Float
+    public private(set) var panelPop: Float
+    public private(set) var releaseFraction: Float
     public let hysteresis: Float
     /// Scans between two `move` events (and between two `progress` events).
     public let moveInterval: Int64
-    public let progressInterval: Int64?
+    /// Scans between two `progress` events; nil: none computed. `run` changes it
+    /// while streaming, as socket clients subscribe to progress and leave.
+    public var progressInterval: Int64?
 
     private var pressed = false
     private var suppressed = false
@@ -106,7 +108,22 @@ public struct PanelGestures: Sendable {
         self.releaseFraction = releaseFraction
         self.hysteresis = hysteresis
         self.moveInterval = max(1, Int64((sampleRateHz / moveHz).rounded()))
-        self.progressInterval = progressHz.map { max(1, Int64((sampleRateHz / $0).rounded())) }
+        self.progressInterval = Self.interval(hz: progressHz, sampleRateHz: sampleRateHz)
+    }
+
+    /// New panel levels (a profile reload), keeping the press in progress.
+    public mutating func setPanelLevels(peek: Float, pop: Float, releaseFraction: Float) {
+        panelPeek = peek
+        panelPop = pop
+        self.releaseFraction = releaseFraction
+    }
+
+    /// The region the press in progress began in (nil: no press, or one outside every region).
+    public var pressRegion: Int? { pressed && !suppressed ? start : nil }
+
+    /// The `progress` interval in scans for at most `hz` per second at `sampleRateHz` (nil: none).
+    public static func interval(hz: Double?, sampleRateHz: Double) -> Int64? {
+        hz.map { max(1, Int64((sampleRateHz / $0).rounded())) }
     }
 
     /// The region `p` is inside of (by `margin`), if any.
