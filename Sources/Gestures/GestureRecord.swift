@@ -48,11 +48,17 @@ public struct GestureRecord: Equatable, BitwiseCopyable, Sendable {
     /// - Parameter pressRegion: ``PanelGestures/pressRegion`` when `g` was put out.
     /// - Complexity: O(regions) name comparisons for an event naming a region; no allocation.
     public init(_ g: GestureEvent, regions: [Region], pressRegion: Int?) {
+        // Plain loops, no closures: this runs on `run`'s scan thread, and a debug build boxes what closures capture.
         func index(_ name: String?) -> Int16 {
-            guard let name, let i = regions.firstIndex(where: { $0.name == name }) else { return -1 }
-            return Int16(truncatingIfNeeded: i)
+            guard let name else { return -1 }
+            var i = 0
+            while i < regions.count {
+                if regions[i].name == name { return Int16(truncatingIfNeeded: i) }
+                i += 1
+            }
+            return -1
         }
-        self.pressRegion = pressRegion.map { Int16(truncatingIfNeeded: $0) } ?? -1
+        if let pressRegion { self.pressRegion = Int16(truncatingIfNeeded: pressRegion) } else { self.pressRegion = -1 }
         action = -1
         x = 0
         y = 0
@@ -70,7 +76,12 @@ public struct GestureRecord: Equatable, BitwiseCopyable, Sendable {
             kind = .open
             event = Self.stamp(sample)
             region = index(r)
-            if region >= 0, let i = regions[Int(region)].actions.firstIndex(of: a) { action = Int16(truncatingIfNeeded: i) }
+            if region >= 0 {
+                let actions = regions[Int(region)].actions
+                var i = 0
+                while i < actions.count && actions[i] != a { i += 1 }
+                if i < actions.count { action = Int16(truncatingIfNeeded: i) }
+            }
         case .dismiss(let r, let sample):
             kind = .dismiss
             event = Self.stamp(sample)
