@@ -130,7 +130,7 @@ let package = Package(
         .target(
             name: "ForceStageBench",
             dependencies: [
-                "CIIO", "ForceStageClock", "ForceStageCore", "ForceStageFormats", "ForceStageTools",
+                "CIIO", "ForceStageClock", "ForceStageCore", "ForceStageFormats", "ForceStageGestures", "ForceStageTools",
                 .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
             ],
             path: "Sources/Bench/Loops"

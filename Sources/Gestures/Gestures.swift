@@ -77,13 +77,15 @@ public enum GestureEvent: Equatable, Sendable {
 /// press is in; `hold` is reported as usual, the route without force.
 public struct PanelGestures: Sendable {
     public let regions: [Region]
-    public let panelPeek: Float
-    public let panelPop: Float
-    public let releaseFraction: Float
+    public private(set) var panelPeek: Float
+    public private(set) var panelPop: Float
+    public private(set) var releaseFraction: Float
     public let hysteresis: Float
     /// Scans between two `move` events (and between two `progress` events).
     public let moveInterval: Int64
-    public let progressInterval: Int64?
+    /// Scans between two `progress` events; nil: none computed. `run` changes it
+    /// while streaming, as socket clients subscribe to progress and leave.
+    public var progressInterval: Int64?
 
     private var pressed = false
     private var suppressed = false
@@ -106,22 +108,67 @@ public struct PanelGestures: Sendable {
         self.releaseFraction = releaseFraction
         self.hysteresis = hysteresis
         self.moveInterval = max(1, Int64((sampleRateHz / moveHz).rounded()))
-        self.progressInterval = progressHz.map { max(1, Int64((sampleRateHz / $0).rounded())) }
+        self.progressInterval = Self.interval(hz: progressHz, sampleRateHz: sampleRateHz)
+    }
+
+    /// New panel levels (a profile reload), keeping the press in progress.
+    public mutating func setPanelLevels(peek: Float, pop: Float, releaseFraction: Float) {
+        panelPeek = peek
+        panelPop = pop
+        self.releaseFraction = releaseFraction
+    }
+
+    /// The region the press in progress began in (nil: no press, or one outside every region).
+    public var pressRegion: Int? { pressed && !suppressed ? start : nil }
+
+    /// The `progress` interval in scans for at most `hz` per second at `sampleRateHz` (nil: none).
+    public static func interval(hz: Double?, sampleRateHz: Double) -> Int64? {
+        hz.map { max(1, Int64((sampleRateHz / $0).rounded())) }
     }
 
     /// The region `p` is inside of (by `margin`), if any.
+    /// (Plain loops and branches here and below, no closures: this runs every
+    /// scan in `run`, and a debug build boxes what closures capture.)
     func region(at p: PlatePoint?, margin: Double = 0) -> Int? {
         guard let p else { return nil }
-        return regions.firstIndex { $0.contains(p, margin: margin) }
+        var i = 0
+        while i < regions.count {
+            if regions[i].contains(p, margin: margin) { return i }
+            i += 1
+        }
+        return nil
     }
 
-    func pop(_ r: Int?) -> Float { r.flatMap { regions[$0].popNewtons }.map(Float.init) ?? panelPop }
-    func peek(_ r: Int?) -> Float { r.flatMap { regions[$0].peekNewtons }.map(Float.init) ?? panelPeek }
+    /// The region presses outside every region belong to, if any.
+    var defaultRegion: Int? {
+        var i = 0
+        while i < regions.count {
+            if regions[i].isDefault { return i }
+            i += 1
+        }
+        return nil
+    }
+
+    func name(_ r: Int?) -> String? {
+        guard let r else { return nil }
+        return regions[r].name
+    }
+
+    func pop(_ r: Int?) -> Float {
+        if let r, let v = regions[r].popNewtons { return Float(v) }
+        return panelPop
+    }
+
+    func peek(_ r: Int?) -> Float {
+        if let r, let v = regions[r].peekNewtons { return Float(v) }
+        return panelPeek
+    }
 
     /// The peek and pop levels for a press at `p` about to begin (the region's
     /// own, else the panel's); the driver reconfigures the classifier with them while idle.
     public func levels(at p: PlatePoint?) -> (peek: Float, pop: Float) {
-        let r = region(at: p) ?? regions.firstIndex(where: \.isDefault)
+        var r = region(at: p)
+        if r == nil { r = defaultRegion }
         return (peek(r), pop(r))
     }
 
@@ -144,7 +191,8 @@ public struct PanelGestures: Sendable {
                     out.append(.press(e, region: nil))
                     break
                 }
-                start = region(at: e.position) ?? regions.firstIndex(where: \.isDefault)
+                start = region(at: e.position)
+                if start == nil { start = defaultRegion }
                 current = start
                 suppressed = start == nil
                 guard let s = start else { break }
@@ -154,16 +202,18 @@ public struct PanelGestures: Sendable {
                 }
             case .pop, .hold:
                 guard pressed && !suppressed && !left else { break }
-                out.append(.press(e, region: start.map { regions[$0].name }))
+                out.append(.press(e, region: name(start)))
                 if e.kind == .pop, let s = start, !regions[s].actions.isEmpty, !popped {
                     popped = true
-                    out.append(.open(region: regions[s].name, action: selected(s, e.position ?? position), sample: e.sample))
+                    var at = position
+                    if let p = e.position { at = p }
+                    out.append(.open(region: regions[s].name, action: selected(s, at), sample: e.sample))
                 }
             case .release:
                 guard pressed else { break }
                 pressed = false
                 guard !suppressed else { break }
-                out.append(.press(e, region: start.map { regions[$0].name }))
+                out.append(.press(e, region: name(start)))
                 if let s = start, !regions[s].actions.isEmpty, !popped {
                     out.append(.dismiss(region: regions[s].name, sample: e.sample))
                 }
@@ -196,7 +246,7 @@ public struct PanelGestures: Sendable {
             let r = left ? current : start
             let low = peek(r) * releaseFraction, high = pop(r)
             let value = min(1, max(0, (force - low) / (high - low)))
-            out.append(.progress(region: r.map { regions[$0].name }, sample: sample, value: value))
+            out.append(.progress(region: name(r), sample: sample, value: value))
         }
     }
 

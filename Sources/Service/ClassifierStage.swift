@@ -1,5 +1,6 @@
 import ForceStageCore
 import ForceStageFormats
+import ForceStageGestures
 
 /// The scan thread's classification: each refill's scans go through the
 /// pipeline's batch path in one call (the block fast path wherever the
@@ -24,6 +25,8 @@ struct ClassifierStage {
     /// Scans in a row whose refill's last stamp had a plausible age; stamps are trusted after a second of them.
     private var plausibleRun: Int64 = 0
     private let trustAfterScans: Int64
+    /// The gesture layer, when it runs: then every scan goes through it (see ``GestureStage``).
+    private var gestures: GestureStage?
 
     /// A stage over `pipeline`, publishing into `counters` and `output`.
     ///
@@ -31,8 +34,10 @@ struct ClassifierStage {
     ///   longest a scan can wait in the kernel before its refill; a stamp that old or
     ///   younger is trusted to measure the kernel's share of the latency. 0: never trusted
     ///   (latency is then measured from the refill's arrival).
-    init(pipeline: ForcePipeline, counters: ServiceCounters, output: EventChannel, plausibleAgeNs: Int64 = 0) {
+    init(pipeline: ForcePipeline, counters: ServiceCounters, output: EventChannel, plausibleAgeNs: Int64 = 0,
+         gestures: GestureStage? = nil) {
         self.pipeline = pipeline
+        self.gestures = gestures
         self.counters = counters
         self.output = output
         self.plausibleAgeNs = plausibleAgeNs
@@ -50,7 +55,12 @@ struct ClassifierStage {
         // The scans' own stamps measure the kernel's share too, when they are on CLOCK_MONOTONIC and
         // have kept an age the kernel queue can explain for a second (a replayed recording's do not).
         let monotonic = plausibleRun >= trustAfterScans
-        var rest = UnsafeRawBufferPointer(start: base, count: whole)
+        var rest = UnsafeRawBufferPointer(start: base, count: gestures == nil ? whole : 0)
+        if gestures != nil {
+            let n = gestures!.classify(base, count: whole / size, size: size, pipeline: &pipeline, events: &events,
+                                       sampleBase: sampleBase, arrivalNs: arrivalNs, monotonic: monotonic, output: output)
+            counters.events.add(Int64(n), ordering: .relaxed)
+        }
         while !rest.isEmpty {
             let used = pipeline.process(scans: rest, into: &events)
             rest = UnsafeRawBufferPointer(rebasing: rest[used...])
@@ -70,7 +80,13 @@ struct ClassifierStage {
 
     /// The sensor was lost at `stampNs` (CLOCK_MONOTONIC): a press in progress is released.
     mutating func sensorLost(stampNs: Int64) {
-        pipeline.sensorLost(timestampNs: pipeline.lastTimestampNs &+ (stampNs &- lastArrival), into: &events)
+        let stamp = pipeline.lastTimestampNs &+ (stampNs &- lastArrival)
+        if gestures != nil {
+            let n = gestures!.sensorLost(timestampNs: stamp, pipeline: &pipeline, events: &events, sampleBase: sampleBase, output: output)
+            counters.events.add(Int64(n), ordering: .relaxed)
+        } else {
+            pipeline.sensorLost(timestampNs: stamp, into: &events)
+        }
         counters.losses.add(1, ordering: .relaxed)
         lost = true
         if counters.healthState != .stopping { counters.setHealth(.lost) }
@@ -79,6 +95,11 @@ struct ClassifierStage {
 
     /// The stream ended: a press in progress is released.
     mutating func finish() {
+        if gestures != nil {
+            let n = gestures!.finish(pipeline: &pipeline, events: &events, sampleBase: sampleBase, output: output)
+            counters.events.add(Int64(n), ordering: .relaxed)
+            return
+        }
         pipeline.finish(into: &events)
         drain(arrival: 0, monotonic: false)
     }
@@ -88,10 +109,11 @@ struct ClassifierStage {
     mutating func apply(_ next: PanelSetup) {
         if next.calibration == pipeline.calibration && next.layout == pipeline.layout {
             pipeline.reconfigure(next.parameters)
+            gestures?.apply(settings: next.settings)
             return
         }
-        pipeline.finish(into: &events)
-        drain(arrival: 0, monotonic: false)
+        finish()
+        gestures?.apply(settings: next.settings)
         sampleBase &+= pipeline.nextSample
         scanBase &+= pipeline.counters.scans
         droppedBase &+= pipeline.counters.droppedScans

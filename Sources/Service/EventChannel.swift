@@ -45,6 +45,21 @@ final class EventChannel: Sendable {
         return n
     }
 
+    /// Moves every staged event into the ring under one lock (what does not fit is
+    /// refused and counted), then wakes the sinks. Scan thread only.
+    /// - Returns: how many events were offered.
+    func push<let n: Int>(staged: inout Ring<n, ServiceEvent>) -> Int {
+        var count = 0
+        ring.withLock { ring in
+            while let e = staged.popFirst() {
+                ring.pushLast(e)
+                count &+= 1
+            }
+        }
+        if count > 0 { wake() }
+        return count
+    }
+
     /// Pushes the end marker, waiting for room: the end is never dropped.
     func pushEnd() {
         while !ring.withLock({ $0.isFull ? false : $0.pushLast(.end) == nil }) {

@@ -34,6 +34,8 @@ final class EventClient {
     /// Close once the queue is written (after a protocol error or `quit`).
     var closeWhenFlushed = false
     var dead = false
+    /// What this client is sent (`subscribe`); every event but progress until it asks.
+    var subscription = Subscription.everything
 
     init(fd: Int32, id: Int, eventCapacity: Int) {
         self.fd = fd

@@ -62,6 +62,10 @@ struct ReloadJob: Sendable {
             refuse("it reads channels \(next.forceChannelIDs) instead of \(current.forceChannelIDs); restart the service to change channels")
             return
         }
+        if next.regions != current.regions {
+            refuse("its [[region]] tables differ from the running ones; restart the service to change regions")
+            return
+        }
         let checked: ServicePlanner.Plan
         do { checked = try planner.plan(next, rate: rate, scansPerRefill: scansPerRefill) } catch { refuse(error.description); return }
         let b = checked.budget

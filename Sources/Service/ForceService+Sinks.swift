@@ -50,6 +50,7 @@ extension ForceService {
                     if !c.dead && c.closeWhenFlushed && !c.hasOutput { c.dead = true }
                 }
                 server.reap()
+                if gestureRegions != nil { updateProgressDemand() }
             }
             tellSystemd(&sink)
             writeMetricsIfDue(&sink, force: ending)
@@ -63,19 +64,20 @@ extension ForceService {
 
     /// One event out to every sink; its latency measured once it has left.
     func deliver(_ se: ServiceEvent, _ sink: inout SinkState, _ lastBudgetLog: inout Int64) {
+        if let g = se.gesture, g.kind != .press { return deliverGesture(se, &sink) }
         // The tap and the input event first: they are what a person feels and an application acts on.
         if let haptics, se.event.kind == .pop || (se.event.kind == .peek && haptics.settings.onPeek) {
             if haptics.play() != nil, se.arrivalNs > 0 { sink.haptic.record(monotonicNanoseconds() &- se.arrivalNs) }
         }
         uinput?.send(se.event)
-        let line = eventJSON(se.event, sampleRateHz: sampleRateHz).rendered() + "\n"
+        let line = eventLine(se)
         if configuration.stdoutSink && !sink.stdoutBroken {
             if !writeAll(1, line) {
                 sink.stdoutBroken = true
                 logger.error("standard output closed; events go to socket clients only", metadata: ["errno": "\(errno)"])
             }
         }
-        server?.broadcast(line)
+        server?.broadcast(se) { line }
         sink.delivered += 1
         guard se.arrivalNs > 0, se.event.kind.isTransition || se.event.kind == .hold else { return }
         let now = monotonicNanoseconds()
@@ -108,7 +110,7 @@ extension ForceService {
         for line in lines {
             switch line {
             case .overlong:
-                c.enqueue(reply: errorJSON("line longer than \(SocketLineReader.maximumLineBytes) bytes", hint: "send one command a line: status or quit") + "\n")
+                c.enqueue(reply: errorJSON("line longer than \(SocketLineReader.maximumLineBytes) bytes", hint: "send one command a line: status, subscribe ... or quit") + "\n")
                 c.closeWhenFlushed = true
                 logger.warning("client sent an overlong line; closing it", metadata: ["client.id": "\(c.id)"])
                 return
@@ -118,8 +120,11 @@ extension ForceService {
                 if status == nil { status = statusJSON(sink, final: false) + "\n" }
                 c.enqueue(reply: status!)
             case .command(.quit): c.closeWhenFlushed = true
+            case .command(.subscribe(let words)):
+                guard c.hasRoomForReply else { continue }
+                c.enqueue(reply: subscribe(c, words) + "\n")
             case .command(.unknown(let shown)):
-                c.enqueue(reply: errorJSON("unknown command \"\(shown)\"", hint: "commands are status and quit; events arrive without asking") + "\n")
+                c.enqueue(reply: errorJSON("unknown command \"\(shown)\"", hint: "commands are status, subscribe [KINDS] [region=NAMES] [HZ] and quit; events arrive without asking") + "\n")
                 // At most one log line a second per client, with how many went unlogged: no log flood.
                 let now = monotonicNanoseconds()
                 if now &- c.lastUnknownLogNs >= 1_000_000_000 {

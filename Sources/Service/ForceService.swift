@@ -2,6 +2,7 @@ import ForceStageClock
 import Logging
 import ForceStageCore
 import ForceStageFormats
+import ForceStageGestures
 import ForceStageIIO
 #if canImport(Glibc)
 import Glibc
@@ -33,6 +34,12 @@ public final class ForceService {
     /// `[haptics]`: the actuator a pop (and optionally a peek) taps.
     let haptics: HapticActuator?
     var notifier: SystemdNotifier
+    /// The regions the gesture layer runs with; nil when it is off (see ForceService+Gestures).
+    let gestureRegions: [Region]?
+    /// The progress rate the sinks ask the scan thread for.
+    let gestureControl: GestureControl
+    /// What standard output is sent: every event, progress only at `--progress-hz`.
+    var stdoutSubscription: Subscription
     let startedAtNs = monotonicNanoseconds()
 
     var counters: ServiceCounters { state.counters }
@@ -81,6 +88,11 @@ public final class ForceService {
         planner = ServicePlanner(configuration: configuration, stream: stream, deviceName: device.name, deviceLabel: device.label)
         let checked = try planner.plan(source, rate: rate, scansPerRefill: configuration.scansPerRefill)
         let budget = checked.budget
+        gestureRegions = try Self.gestureRegions(configuration, source, setup: checked.setup, device: device.displayName)
+        stdoutSubscription = .standardOutput(progressHz: configuration.progressHz, sampleRateHz: checked.setup.sampleRateHz)
+        let control = GestureControl()
+        control.requestProgress(hz: configuration.progressHz)
+        gestureControl = control
         scansPerRefill = budget.scansPerRefill
         logger.info("latency budget", metadata: [
             "budget.ms": "\(ms(budget.budgetMs))", "budget.worst_case_ms": "\(ms(budget.worstCaseMs))",
@@ -128,7 +140,11 @@ public final class ForceService {
         }
         let plausibleAge = scans.monotonicStamps && stream.timestampSlot != nil ? Int64((budget.kernelQueueMs + 50) * 1_000_000) : 0
         let counters = ServiceCounters()
-        let stage = ClassifierStage(pipeline: checked.setup.makePipeline(), counters: counters, output: events, plausibleAgeNs: plausibleAge)
+        let gestureStage = gestureRegions.map {
+            GestureStage(regions: $0, settings: checked.setup.settings, sampleRateHz: checked.setup.sampleRateHz, control: control)
+        }
+        let stage = ClassifierStage(pipeline: checked.setup.makePipeline(), counters: counters, output: events, plausibleAgeNs: plausibleAge,
+                                    gestures: gestureStage)
         state = ServiceState(counters: counters, events: events, stop: scans.stop, source: source,
                              scanLoop: ScanLoop(source: scans, stage: stage, counters: counters, logger: logger))
         state.budgetNs.store(checked.budgetNs, ordering: .relaxed)

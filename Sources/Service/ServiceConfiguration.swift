@@ -1,4 +1,5 @@
 import ForceStageCore
+import ForceStageGestures
 import ForceStageFormats
 import ForceStageIIO
 
@@ -24,6 +25,8 @@ public struct PanelSource: Sendable {
     public var uinput: UInputSettings?
     /// The profile's `[haptics]` actuator (`nil`: none).
     public var haptics: HapticsSettings?
+    /// The profile's `[[region]]` tables (none: no regions).
+    public var regions: [Region] = []
 
     /// A source from a profile.
     public init(profile: Profile) {
@@ -36,6 +39,7 @@ public struct PanelSource: Sendable {
         budgetMs = profile.budgetMilliseconds
         uinput = profile.uinput
         haptics = profile.haptics
+        regions = profile.regions
     }
 
     /// A source from a calibration recording's metadata.
@@ -109,6 +113,10 @@ public struct ServiceConfiguration: Sendable {
     public var metricsFile: String?
     /// How often the metrics file is rewritten, ms.
     public var metricsIntervalMs = 10_000
+    /// Run the gesture layer even without regions (moves, progress on a panel with press positions).
+    public var gestures = false
+    /// `progress` events on standard output, at most this many per second (nil: none there).
+    public var progressHz: Double?
     /// The environment (systemd's NOTIFY_SOCKET and WATCHDOG_USEC).
     public var environment: [String: String] = [:]
 

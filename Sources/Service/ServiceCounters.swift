@@ -1,5 +1,6 @@
 import Synchronization
 import ForceStageCore
+import ForceStageGestures
 
 /// An event on its way from the classifier to the sinks, with what the sinks
 /// need to measure its latency.
@@ -12,13 +13,16 @@ public struct ServiceEvent: BitwiseCopyable, Sendable {
     public var monotonicStamp: Bool
     /// Marks the end of the stream (no event).
     public var isEnd: Bool
+    /// With the gesture layer on, what it made of the event (`event` is then its press event, or carries only its sample).
+    public var gesture: GestureRecord?
 
     /// An event for the sinks.
-    public init(event: ForceEvent, arrivalNs: Int64, monotonicStamp: Bool, isEnd: Bool = false) {
+    public init(event: ForceEvent, arrivalNs: Int64, monotonicStamp: Bool, isEnd: Bool = false, gesture: GestureRecord? = nil) {
         self.event = event
         self.arrivalNs = arrivalNs
         self.monotonicStamp = monotonicStamp
         self.isEnd = isEnd
+        self.gesture = gesture
     }
 }
 

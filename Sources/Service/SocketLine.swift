@@ -11,6 +11,8 @@ enum ClientCommand: Equatable {
     case status
     /// `quit`: close once the queue is written.
     case quit
+    /// `subscribe ...`: the words after it, validated by ``Subscription/parse(_:regions:gestures:sampleRateHz:)``.
+    case subscribe([UInt8])
     /// Anything else, as printable text (escaped, at most 60 bytes of the line shown).
     case unknown(String)
 
@@ -26,6 +28,10 @@ enum ClientCommand: Equatable {
         if bytes.isEmpty { return .empty }
         if bytes.elementsEqual("status".utf8) { return .status }
         if bytes.elementsEqual("quit".utf8) { return .quit }
+        let word = Array("subscribe".utf8)
+        if bytes.starts(with: word) && (bytes.count == word.count || blank(bytes[bytes.startIndex + word.count])) {
+            return .subscribe(Array(bytes.dropFirst(word.count)))
+        }
         let shown = bytes.prefix(shownBytes)
         return .unknown(printable(shown) + (bytes.count > shownBytes ? "..." : ""))
     }

@@ -76,44 +76,24 @@ public func traceScans(_ recording: Recording, setup: PanelSetup, from: Int, to:
     }
 }
 
-/// Classifies a recording scan by scan through the gesture layer: the
-/// classifier takes each region's own levels while idle, positions come from
-/// the pipeline. - Parameter progressHz: nil for no `progress` events.
+/// Classifies a recording scan by scan through the gesture layer (``GestureDriver``,
+/// the loop `run` drives too): the classifier takes each region's own levels
+/// while idle, positions come from the pipeline. - Parameter progressHz: nil for no `progress` events.
 public func replayGestures(_ recording: Recording, setup: PanelSetup, regions: [Region], progressHz: Double? = nil,
                            moveHz: Double = 30) -> [GestureEvent] {
     var pipeline = setup.makePipeline()
-    var gestures = PanelGestures(regions: regions, panelPeek: setup.settings.peekNewtons, panelPop: setup.settings.popNewtons,
-                                 releaseFraction: setup.settings.releaseFraction, sampleRateHz: setup.sampleRateHz,
-                                 moveHz: moveHz, progressHz: progressHz)
+    var driver = GestureDriver(regions: regions, settings: setup.settings, sampleRateHz: setup.sampleRateHz,
+                               moveHz: moveHz, progressHz: progressHz)
     var ring = EventRing()
     var out: [GestureEvent] = []
-    var scanEvents: [ForceEvent] = []
-    var levels = (peek: setup.settings.peekNewtons, pop: setup.settings.popNewtons)
     let size = setup.layout.scanSize
     recording.scans.withUnsafeBytes { raw in
         for i in 0..<recording.scanCount {
-            if !regions.isEmpty && pipeline.classifier.state == .idle {
-                let want = gestures.levels(at: pipeline.centreOfPressure)
-                if want != levels {
-                    var settings = setup.settings
-                    settings.peekNewtons = want.peek
-                    settings.popNewtons = want.pop
-                    if let parameters = try? ClassifierParameters(settings, sampleRateHz: Float(setup.sampleRateHz)) {
-                        pipeline.reconfigure(parameters)
-                        levels = want
-                    }
-                }
-            }
-            pipeline.process(scan: raw.baseAddress! + i * size, into: &ring)
-            scanEvents.removeAll(keepingCapacity: true)
-            while let e = ring.popFirst() { scanEvents.append(e) }
-            gestures.scan(sample: Int64(i), force: pipeline.pressForce, position: pipeline.centreOfPressure,
-                          events: scanEvents, into: &out)
+            driver.step(scan: raw.baseAddress! + i * size, pipeline: &pipeline, events: &ring)
+            out += driver.output
         }
     }
-    pipeline.finish(into: &ring)
-    scanEvents.removeAll()
-    while let e = ring.popFirst() { scanEvents.append(e) }
-    gestures.scan(sample: pipeline.nextSample, force: 0, position: nil, events: scanEvents, into: &out)
+    driver.finish(pipeline: &pipeline, events: &ring)
+    out += driver.output
     return out
 }

@@ -36,7 +36,7 @@ struct ServiceEmulatorTests {
         #expect(waitUntil(5) { noisy.lines.filter { $0.hasPrefix("{\"error\":") }.count == 2 }, "an error line per bad command: \(noisy.lines.prefix(3))")
         let errorLine = noisy.lines.first { $0.hasPrefix("{\"error\":") } ?? ""
         #expect(errorLine.contains("unknown command \\\"hello\\\""))
-        #expect(errorLine.contains("commands are status and quit"))
+        #expect(errorLine.contains("commands are status, subscribe"))
 
         // A line that never ends is a protocol error: an error line, that client closed, the service unaffected.
         let flooder = try SocketClient(path: socket)

@@ -20,6 +20,9 @@ public enum Kernel: String, CaseIterable, Sendable {
     case sum = "sum baseline"
     /// Baseline: libiio's iio_channel_convert per sample plus the scale.
     case iioConvert = "iio_channel_convert baseline"
+    /// Decode and classify one scan at a time through the gesture layer (`run` with regions):
+    /// two regions, the plate's left and right halves, the left with its own levels; no progress.
+    case decodeClassifyGestures = "decode+classify+gestures"
 }
 
 extension Workload {
@@ -33,6 +36,7 @@ extension Workload {
         case .classifyPerScan: return Double(runClassifyPerScan(events: &sink))
         case .sum: return Double(runSum())
         case .iioConvert: return Double(runIIOConvert())
+        case .decodeClassifyGestures: return Double(runDecodeClassifyGestures(events: &sink))
         }
     }
 }

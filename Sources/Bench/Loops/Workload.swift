@@ -1,6 +1,7 @@
 import CIIO
 import ForceStageCore
 import ForceStageFormats
+import ForceStageGestures
 import ForceStageTools
 import Foundation
 
@@ -203,6 +204,33 @@ public final class Workload: @unchecked Sendable {
         }
         sink.drain(&ring)
         return Int(pipeline.counters.scans)
+    }
+}
+
+extension Workload {
+    /// The regions the gesture loop runs with: the plate's left half (its own
+    /// levels, 10 % below the panel's, so the classifier is reconfigured as the
+    /// finger crosses) and its right half.
+    var benchRegions: [Region] {
+        guard setup.positions != nil else { return [] }
+        let s = setup.settings
+        return [Region(name: "left", minX: 0, minY: 0, maxX: 0.5, maxY: 1, peekNewtons: Double(s.peekNewtons) * 0.9,
+                       popNewtons: Double(s.popNewtons) * 0.9, actions: ["open", "share"]),
+                Region(name: "right", minX: 0.5, minY: 0, maxX: 1, maxY: 1)]
+    }
+
+    /// Decode and classify one scan at a time through the gesture layer, as `run` does with regions.
+    public func runDecodeClassifyGestures(events sink: inout EventSink) -> Int {
+        var pipeline = setup.makePipeline()
+        var driver = GestureDriver(regions: benchRegions, settings: setup.settings, sampleRateHz: setup.sampleRateHz)
+        var ring = EventRing()
+        var gestures = 0
+        let size = setup.layout.scanSize
+        for i in 0..<scanCount {
+            driver.step(scan: scans.baseAddress! + i * size, pipeline: &pipeline, events: &ring)
+            gestures &+= driver.output.count
+        }
+        return gestures &+ Int(pipeline.counters.scans)
     }
 }
 

@@ -81,6 +81,12 @@ extension ForceStage {
         @Flag(help: "Also be a virtual input device (/dev/uinput): BTN_TOUCH while pressed, ABS_PRESSURE, and the profile's [uinput] keys (default: pop = BTN_LEFT).")
         var uinput = false
 
+        @Flag(help: "Run the gesture layer even without [[region]] tables (a profile with them always runs it): move events, and progress for subscribers. Needs press positions.")
+        var gestures = false
+
+        @Option(name: .customLong("progress-hz"), help: ArgumentHelp("With the gesture layer, also print progress (force between release and pop as 0..1) at most HZ per second (0.1 to 1000); socket clients ask with subscribe progress HZ.", valueName: "HZ"))
+        var progressHz: Double?
+
         @Option(help: ArgumentHelp("Play the profile's [haptics] effect N times, print the delay distribution and exit (no sensor needed).", valueName: "N"))
         var hapticsTest: Int?
 
@@ -93,6 +99,9 @@ extension ForceStage {
             if !(1...1024).contains(maxClients) { throw ValidationError("--max-clients must be 1 to 1024") }
             if noStdout && socket == nil { throw ValidationError("--no-stdout needs --socket, or events would go nowhere") }
             if !(metricsInterval >= 0.1 && metricsInterval <= 3600) { throw ValidationError("--metrics-interval must be 0.1 to 3600 seconds") }
+            if let progressHz, !(progressHz >= 0.1 && progressHz <= 1000) {
+                throw ValidationError("--progress-hz must be 0.1 to 1000 events per second")
+            }
             if let n = hapticsTest {
                 guard (1...10_000).contains(n) else { throw ValidationError("--haptics-test must be 1 to 10000 taps") }
                 guard profile != nil else { throw ValidationError("--haptics-test needs --profile, whose [haptics] names the actuator") }
@@ -162,6 +171,8 @@ extension ForceStage {
             config.uinput = uinput
             config.metricsFile = metricsFile
             config.metricsIntervalMs = Int(metricsInterval * 1000)
+            config.gestures = gestures
+            config.progressHz = progressHz
 
             // The service (and its buffer) ends inside serve(), before the deferred trigger restore.
             let status = try Self.serve(config, logger: logger)
