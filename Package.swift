@@ -3,7 +3,8 @@ import PackageDescription
 
 // The house (README, "Map of the house"): arrows point inward, toward Core.
 //
-//   CLI (forcestage) ──► Service ──► IIO ──────────────────────► Core
+//   CLI (forcestage) ──► ServiceCommand (run, status) ──► Service ──► IIO ──► Core
+//   forcestage-service ──► ServiceCommand, CommandLine   (no Foundation: FoundationEssentials at most)
 //        └──► CommandLine (options, failures) ──► Formats, IIO
 //        │                  └──────► Formats ──► Gestures ──► Core
 //        └──► Tools ──► Formats
@@ -16,6 +17,8 @@ let package = Package(
     name: "forcestage",
     products: [
         .executable(name: "forcestage", targets: ["forcestage"]),
+        // run and status without Foundation: what the systemd unit starts, and what `forcestage run|status` exec.
+        .executable(name: "forcestage-service", targets: ["forcestage-service"]),
         // The benchmark harness: its own program, so the shipped forcestage never links malloc-interposer.
         .executable(name: "forcestage-bench", targets: ["forcestage-bench"]),
         .library(name: "ForceStageCore", targets: ["ForceStageCore"]),
@@ -108,6 +111,27 @@ let package = Package(
             ],
             path: "Sources/CommandLine"
         ),
+        // The service's commands (run, status), shared by `forcestage` and
+        // `forcestage-service`; like everything they link, no Foundation
+        // (FoundationEssentials at most), so the service loads no ICU.
+        .target(
+            name: "ForceStageServiceCommand",
+            dependencies: [
+                "ForceStageCore", "ForceStageFormats", "ForceStageIIO", "ForceStageService", "ForceStageCommandLine",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Sources/ServiceCommand"
+        ),
+        // `forcestage-service`: run and status, the long-lived service's program.
+        .executableTarget(
+            name: "forcestage-service",
+            dependencies: [
+                "ForceStageFormats", "ForceStageServiceCommand", "ForceStageCommandLine",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Sources/ServiceMain"
+        ),
         // CLI: `forcestage`, one thin file per subcommand.
         .executableTarget(
             name: "forcestage",
@@ -120,6 +144,7 @@ let package = Package(
                 "ForceStageIIO",
                 "ForceStageEmulator",
                 "ForceStageService",
+                "ForceStageServiceCommand",
                 "ForceStageCommandLine",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

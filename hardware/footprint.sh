@@ -13,6 +13,12 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cp "$bin" "$work/stripped" && strip "$work/stripped"
 echo "binary $bin: $(stat -c %s "$bin") bytes, stripped $(stat -c %s "$work/stripped") bytes, $(ldd "$bin" | wc -l) shared libraries (ldd lines)"
+# `run` execs forcestage-service when it is beside the binary: that is the process measured then.
+service="$(dirname "$bin")/forcestage-service"
+if [ -x "$service" ]; then
+    cp "$service" "$work/service-stripped" && strip "$work/service-stripped"
+    echo "service $service (run execs it): $(stat -c %s "$service") bytes, stripped $(stat -c %s "$work/service-stripped") bytes, $(ldd "$service" | wc -l) shared libraries (ldd lines), Foundation libraries: $(ldd "$service" | grep -cE 'libFoundation\.so|libFoundationInternationalization|lib_FoundationICU')"
+fi
 "$bin" synth --panel fsr-ads1115 --seed 1 --duration $((seconds + 30)) -o "$work/fsr.json" >/dev/null
 
 # Samples one process (the one whose command line starts with $2) after a settling time:

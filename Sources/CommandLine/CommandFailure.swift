@@ -1,5 +1,12 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import ForceStageFormats
 
 /// The exit statuses every command of `forcestage` and `forcestage-bench`
@@ -51,12 +58,29 @@ public func badInput(_ error: InputError) -> CommandFailure { CommandFailure(.ba
 
 /// Prints one line on stderr.
 public func printError(_ line: String) {
-    FileHandle.standardError.write(Data((line + "\n").utf8))
+    writeAll(STDERR_FILENO, line + "\n")
 }
 
 /// Writes a line to standard output, unbuffered enough for pipes.
 public func emit(_ line: String) {
-    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    writeAll(STDOUT_FILENO, line + "\n")
+}
+
+/// The whole text to `fd` (retrying short writes and EINTR); a closed pipe
+/// loses the text instead of ending the process.
+private func writeAll(_ fd: Int32, _ text: String) {
+    let bytes = Array(text.utf8)
+    bytes.withUnsafeBytes { buffer in
+        var offset = 0
+        while offset < buffer.count {
+            let n = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+            if n < 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            offset += n
+        }
+    }
 }
 
 /// Parses, validates and runs `Root` (a program's root command); every failure
@@ -81,7 +105,7 @@ public func runCommandLine<Root: ParsableCommand>(_ root: Root.Type) -> Never {
     } catch {
         let code = Root.exitCode(for: error)
         guard code != .success else { Root.exit(withError: error) }  // --help, --version
-        var message = Root.message(for: error).replacingOccurrences(of: "\n", with: " ").trimmingCharacters(in: .whitespaces)
+        var message = Root.message(for: error).replacingScalars("\n", with: " ").trimmingSpaces()
         if message.hasPrefix("Error: ") { message.removeFirst(7) }
         printError("\(who): \(message); see `\(who) --help`")
         exit(ExitStatus.usage.rawValue)

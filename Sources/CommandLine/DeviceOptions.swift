@@ -1,6 +1,10 @@
 import ArgumentParser
 import ForceStageIIO
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Where the sensor is: a libiio URI and a device.
 public struct DeviceOptions: ParsableArguments, Sendable {

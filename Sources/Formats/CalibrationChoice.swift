@@ -1,5 +1,12 @@
 import ForceStageCore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Where a panel's calibration and levels come from: the one place the
 /// precedence is decided, for every command that classifies (README,

@@ -26,7 +26,7 @@ public func eventJSON(_ e: ForceEvent, sampleRateHz: Double) -> JSON {
 /// One event as a fixed-width text line for people.
 public func eventText(_ e: ForceEvent, sampleRateHz: Double) -> String {
     let ms = Double(e.latencyScans) * 1000 / sampleRateHz
-    let name = e.kind.name.padding(toLength: 9, withPad: " ", startingAt: 0)
+    let name = e.kind.name.padded(to: 9)
     let seconds = Double(e.sample) / sampleRateHz
     return "\(name) scan \(pad(e.sample, 7))  t=\(fixed(seconds, 3))s  force \(fixed(Double(e.forceNewtons), 3)) N  latency \(e.latencyScans) scans (\(fixed(ms, 1)) ms)"
         + (e.position.map { "  at \(fixed(Double($0.x), 3)), \(fixed(Double($0.y), 3))" } ?? "")

@@ -41,7 +41,11 @@ extension Double {
 #if canImport(Glibc)
 import Glibc
 #endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Reads a whole regular file of at most `limit` bytes; the error names the
 /// file, says why (errno's text, never a Foundation domain) and what to do.

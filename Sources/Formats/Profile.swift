@@ -1,5 +1,12 @@
 // Over 300 lines: the profile schema: every key read, bounded and given its error in one place.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import ForceStageCore
 import ForceStageGestures
 

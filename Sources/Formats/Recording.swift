@@ -1,4 +1,11 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import ForceStageCore
 
 /// The role of a channel in a recording.
@@ -203,7 +210,7 @@ public struct Recording: Sendable {
             throw InputError(
                 file: dataFile,
                 problem: "truncated: \(bytes.count) bytes is not a whole number of \(layout.scanSize)-byte scans (the last scan has \(bytes.count % layout.scanSize) bytes)",
-                hint: "the channels in \((jsonFile as NSString).lastPathComponent) must match the data; if they do, cut the file to \(whole * layout.scanSize) bytes (\(whole) scans)")
+                hint: "the channels in \(PathText.lastComponent(jsonFile)) must match the data; if they do, cut the file to \(whole * layout.scanSize) bytes (\(whole) scans)")
         }
         let scans = bytes.count / layout.scanSize
         for (i, label) in metadata.labels.enumerated() where label.sample >= scans {

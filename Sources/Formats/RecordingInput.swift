@@ -1,4 +1,11 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A file or directory that ships beside the sources (`hardware/recordings/...`,
 /// `calibration/`), found from the working directory or from the executable's
@@ -15,8 +22,9 @@ public func checkoutItem(_ relative: String, directory: Bool = false) -> URL? {
         dir = dir.deletingLastPathComponent()
     }
     return candidates.first {
-        var isDir: ObjCBool = false
-        return FileManager.default.fileExists(atPath: $0.path, isDirectory: &isDir) && isDir.boolValue == directory
+        // stat(2), following links as FileManager.fileExists(atPath:isDirectory:) does.
+        var info = stat()
+        return stat($0.path, &info) == 0 && ((info.st_mode & S_IFMT) == S_IFDIR) == directory
     }
 }
 

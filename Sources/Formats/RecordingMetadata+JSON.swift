@@ -1,5 +1,12 @@
 // Over 300 lines: the recording metadata schema: every key read and bounded in one place, beside its writer.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import ForceStageCore
 
 /// Typed access to parsed JSON that reports the file and key path on error.

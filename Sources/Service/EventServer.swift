@@ -3,7 +3,14 @@ import ForceStageClock
 import ForceStageCore
 import ForceStageFormats
 import ForceStageIIO
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import Logging
 
 /// What a socket client is waiting to receive.
@@ -220,7 +227,7 @@ final class EventServer {
         umask(old)
         guard bound == 0 else {
             Glibc.close(s)
-            let dir = (path as NSString).deletingLastPathComponent
+            let dir = PathText.deletingLastComponent(path)
             throw SocketError(description: "cannot create socket \(path): \(String(cString: strerror(bindErrno))); choose a --socket path in a directory the service's user can write (\(dir.isEmpty ? "." : dir) is not), e.g. /run/forcestage/events.sock (RuntimeDirectory=forcestage in the unit)")
         }
         var mine = stat()
@@ -374,8 +381,8 @@ final class EventServer {
             c.flushDropNotice()
             c.enqueueFinal(finalLine)
         }
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
+        let deadline = monotonicNanoseconds() + Int64(seconds * 1e9)
+        while monotonicNanoseconds() < deadline {
             var fds: [pollfd] = []
             for c in clients where !c.dead {
                 if !c.write() { c.dead = true; continue }

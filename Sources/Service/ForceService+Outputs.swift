@@ -1,7 +1,14 @@
 import ForceStageClock
 import ForceStageCore
 import ForceStageFormats
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import Logging
 import ForceStageIIO
 

@@ -1,7 +1,14 @@
 import ForceStageClock
 import ForceStageIIO
 import ForceStageFormats
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// An actuator behind the kernel's force-feedback interface: one effect uploaded
 /// with EVIOCSFF at start, played by writing an EV_FF event, removed on ``close()``.

@@ -1,5 +1,12 @@
 import ForceStageFormats
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The service's status in Prometheus' text exposition format (version 0.0.4):
 /// what `forcestage status --prometheus` prints and `run --metrics-file` writes
@@ -38,8 +45,8 @@ public enum PrometheusMetrics {
             family(name, "summary", help + " (quantiles over the most recent events; 1 is the maximum since start)", samples)
         }
         func escape(_ v: String?) -> String {
-            (v ?? "").replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-                .replacingOccurrences(of: "\n", with: "\\n")
+            (v ?? "").replacingScalars("\\", with: "\\\\").replacingScalars("\"", with: "\\\"")
+                .replacingScalars("\n", with: "\\n")
         }
         family("info", "gauge", "The service's device, profile and version (always 1).",
                [("{device=\"\(escape(s["device"]?.displayText))\",profile=\"\(escape(s["profile"]?.displayText))\",version=\"\(escape(forceStageVersion))\"}", 1)])

@@ -1,7 +1,14 @@
 import ForceStageClock
 import ForceStageFormats
 import ForceStageIIO
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The client side of `forcestage status`: connects to the service's socket,
 /// asks for `status`, and returns the reply line.

@@ -1,6 +1,13 @@
 import ForceStageCore
 import ForceStageFormats
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// One record of the kernel's input event stream (struct input_event on 64-bit Linux:
 /// timeval, type, code, value; 24 bytes).

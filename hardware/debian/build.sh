@@ -17,9 +17,13 @@ log=$(mktemp)
 stage=$(mktemp -d)
 trap 'rm -rf "$stage" "$log"' EXIT
 
-echo "== building forcestage (release, Swift runtime linked statically)"
-swift build -c release --product forcestage --static-swift-stdlib --scratch-path "$scratch" >"$log" 2>&1 || { cat "$log"; exit 1; }
+echo "== building forcestage and forcestage-service (release, Swift runtime linked statically)"
+for product in forcestage forcestage-service; do
+    swift build -c release --product "$product" --static-swift-stdlib --scratch-path "$scratch" >"$log" 2>&1 || { cat "$log"; exit 1; }
+done
 bin=$(swift build -c release --static-swift-stdlib --scratch-path "$scratch" --show-bin-path)/forcestage
+# The service's program (run, status; no Foundation): what the unit starts and `forcestage run` execs.
+service="$(dirname "$bin")/forcestage-service"
 if ldd "$bin" | grep -qi mallocinterposer; then
     echo "hardware/debian/build.sh: $bin links malloc-interposer; the shipped binary must not" >&2
     exit 1
@@ -32,13 +36,17 @@ echo "== man page (swift-argument-parser generate-manual)"
 date=$(date -u -d "@${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || date +%s)}" +%Y-%m-%d)
 swift package --disable-sandbox generate-manual --configuration debug --date "$date" >"$log" 2>&1 || { cat "$log"; exit 1; }
 man=$(swift build --show-bin-path)/../plugins/GenerateManual/outputs/forcestage/forcestage.1
-[ -f "$man" ] || man=$(find .build/plugins -path '*GenerateManual*' -name forcestage.1 | head -1)
+# forcestage's page: the plugin also writes a forcestage.1 for forcestage-service (whose root is named forcestage).
+[ -f "$man" ] || man=$(find .build/plugins -path '*GenerateManual*/outputs/forcestage/forcestage.1' | head -1)
 [ -f "$man" ] || { echo "hardware/debian/build.sh: generate-manual made no forcestage.1" >&2; cat "$log"; exit 1; }
 
 echo "== staging $version for $arch"
 install -D -m 0755 "$bin" "$stage/usr/bin/forcestage"
 strip --strip-unneeded "$stage/usr/bin/forcestage"
-# The unit and the udev rule as shipped in hardware/, with the package's paths.
+install -D -m 0755 "$service" "$stage/usr/bin/forcestage-service"
+strip --strip-unneeded "$stage/usr/bin/forcestage-service"
+# The unit and the udev rule as shipped in hardware/, with the package's paths
+# (/usr/local/bin/forcestage-service becomes /usr/bin/forcestage-service).
 sed 's#/usr/local/bin/forcestage#/usr/bin/forcestage#' hardware/systemd/forcestage.service \
     | install -D -m 0644 /dev/stdin "$stage/usr/lib/systemd/system/forcestage.service"
 sed 's#/usr/local/lib/forcestage/#/usr/lib/forcestage/#' hardware/udev/60-forcestage-iio.rules \
@@ -59,8 +67,8 @@ gzip -9n "$stage/usr/share/man/man1/forcestage.1"
 "$bin" completions fish | install -D -m 0644 /dev/stdin "$stage/usr/share/fish/vendor_completions.d/forcestage.fish"
 install -D -m 0644 README.md "$stage/usr/share/doc/forcestage/README.md"
 
-# Depends: the Debian packages that own the libraries the binary loads.
-depends=$(ldd "$stage/usr/bin/forcestage" | awk '$3 ~ /^\// {print $3} $1 ~ /^\// {print $1}' \
+# Depends: the Debian packages that own the libraries the binaries load.
+depends=$(ldd "$stage/usr/bin/forcestage" "$stage/usr/bin/forcestage-service" | awk '$3 ~ /^\// {print $3} $1 ~ /^\// {print $1}' \
     | while read -r lib; do dpkg -S "$(readlink -f "$lib")" 2>/dev/null || dpkg -S "$lib" 2>/dev/null || true; done \
     | cut -d: -f1 | sort -u | paste -sd, | sed 's/,/, /g')
 [ -n "$depends" ] || { echo "hardware/debian/build.sh: found no package for the binary's libraries" >&2; exit 1; }

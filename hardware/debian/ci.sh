@@ -15,6 +15,10 @@ fail() { echo "hardware/debian/ci.sh: $*" >&2; exit 1; }
 v=$(cd / && /usr/bin/forcestage --version) || fail "the installed forcestage does not run"
 [ "$v" = "$(dpkg-deb -f "$deb" Version)" ] || fail "--version says $v, the package $(dpkg-deb -f "$deb" Version)"
 echo "installed /usr/bin/forcestage --version: $v"
+[ "$(cd / && /usr/bin/forcestage-service --version)" = "$v" ] || fail "the installed forcestage-service does not run or states another version"
+# run and status reach it: an unanswered socket is exit 1 from either program.
+s=$(cd / && /usr/bin/forcestage status --socket /nonexistent/forcestage.sock 2>&1) && fail "status on no socket succeeded"
+case $s in "forcestage status: cannot connect"*) ;; *) fail "forcestage status: $s" ;; esac
 bash -n /usr/share/bash-completion/completions/forcestage || fail "the bash completion does not parse"
 bash -c 'source /usr/share/bash-completion/completions/forcestage && complete -p forcestage' || fail "the bash completion registers nothing"
 grep -q '^#compdef forcestage' /usr/share/zsh/vendor-completions/_forcestage || fail "zsh completion"

@@ -196,12 +196,6 @@ final class LiveScans: @unchecked Sendable {
     }
 }
 
-/// A message for people, as an error.
-struct CLIMessage: Error, CustomStringConvertible {
-    var description: String
-    init(_ text: String) { description = text }
-}
-
 /// Decodes the force channels' raw values and the timestamp of each scan.
 struct ScanDecoder {
     let layout: ScanLayout

@@ -1,7 +1,7 @@
 import ForceStageFormats
 import ForceStageIIO
 import ForceStageService
-import Foundation
+import ForceStageCommandLine
 
 extension PanelOptions {
     /// The calibration for a live device by ``CalibrationChoice``'s rule:
@@ -10,7 +10,7 @@ extension PanelOptions {
     /// `--calibration {recording}` under `forcestage emulate`.
     ///
     /// - Returns: `nil` when none applies.
-    func choice(for device: IIODevice) throws(CommandFailure) -> CalibrationChoice? {
+    public func choice(for device: IIODevice) throws(CommandFailure) -> CalibrationChoice? {
         var candidates = calibration.candidates
         candidates.device = (device.name ?? device.id, device.label)
         candidates.library = profileDirectory()
@@ -20,7 +20,7 @@ extension PanelOptions {
 
 extension PanelSource {
     /// The service's source for a chosen calibration.
-    init(_ choice: CalibrationChoice) {
+    public init(_ choice: CalibrationChoice) {
         switch choice {
         case .profile(let profile): self.init(profile: profile)
         case .recording(let path, let metadata, let calibration):

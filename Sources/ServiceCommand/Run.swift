@@ -1,19 +1,26 @@
 import ArgumentParser
+import ForceStageCommandLine
 import ForceStageCore
 import ForceStageFormats
-import ForceStageTools
 import ForceStageIIO
 import ForceStageService
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import Logging
 
 /// Log levels an operator can pass to `--log-level`.
 extension Logger.Level: @retroactive ExpressibleByArgument {}
 
-extension ForceStage {
+extension ServiceCommands {
     /// `forcestage run`: the service. Streams a live device through the pipeline and hands events to sinks.
-    struct Run: ParsableCommand {
-        static let configuration = CommandConfiguration(
+    public struct Run: ParsableCommand {
+        public static let configuration = CommandConfiguration(
             abstract: "Classify a live IIO force sensor as a long-lived service: events as JSON lines on stdout and on a Unix socket.",
             discussion: """
             A reader thread only refills libiio buffers into a lock-free ring; the classifier consumes \
@@ -90,7 +97,9 @@ extension ForceStage {
         @Option(help: ArgumentHelp("Play the profile's [haptics] effect N times, print the delay distribution and exit (no sensor needed).", valueName: "N"))
         var hapticsTest: Int?
 
-        func validate() throws {
+        public init() {}
+
+        public func validate() throws {
             if let s = scansPerRefill, !(1...4096).contains(s) { throw ValidationError("--scans-per-refill must be 1 to 4096") }
             if !(1...1024).contains(kernelBuffers) { throw ValidationError("--kernel-buffers must be 1 to 1024") }
             if !(1...1_000_000).contains(timeoutsBeforeLost) { throw ValidationError("--timeouts-before-lost must be 1 to 1000000") }
@@ -116,7 +125,7 @@ extension ForceStage {
             return PanelSource(choice)
         }
 
-        func run() throws {
+        public func run() throws {
             // Never killed by writing to a closed stdout/stderr or a departed client.
             signal(SIGPIPE, SIG_IGN)
             let level = logLevel

@@ -1,11 +1,19 @@
 import ArgumentParser
+import ForceStageCommandLine
 import ForceStageService
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
-extension ForceStage {
+extension ServiceCommands {
     /// `forcestage status --socket PATH`: asks a running service how it is doing.
-    struct Status: ParsableCommand {
-        static let configuration = CommandConfiguration(
+    public struct Status: ParsableCommand {
+        public static let configuration = CommandConfiguration(
             abstract: "Print a running service's health, counters (scans, dropped scans, events, overflows, budget violations) and latency percentiles.")
 
         @Option(help: "The socket the service serves (forcestage run --socket PATH).")
@@ -20,12 +28,14 @@ extension ForceStage {
         @Flag(help: "Print the status as Prometheus text-format metrics.")
         var prometheus = false
 
-        func validate() throws {
+        public init() {}
+
+        public func validate() throws {
             if !(timeout >= 0.1 && timeout <= 600) { throw ValidationError("--timeout must be 0.1 to 600 seconds") }
             if json && prometheus { throw ValidationError("give --json or --prometheus, not both") }
         }
 
-        func run() throws {
+        public func run() throws {
             signal(SIGPIPE, SIG_IGN)
             let line: String
             do { line = try StatusClient.fetch(socketPath: socket, timeoutMs: Int32(timeout * 1000)) } catch {

@@ -1,10 +1,17 @@
 import ArgumentParser
+import ForceStageCommandLine
 import ForceStageFormats
-import ForceStageTools
 import ForceStageService
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
-extension ForceStage.Run {
+extension ServiceCommands.Run {
     /// `run --haptics-test N`: taps the profile's actuator N times, a tap's length
     /// plus 50 ms apart, and prints how long each play took (call to write returning).
     func runHapticsTest(profile path: String, taps: Int) throws {
@@ -28,7 +35,7 @@ extension ForceStage.Run {
         delays.sort()
         func p(_ q: Double) -> String {
             let v = percentile(delays, q / 100)!
-            return String(format: "%.3f", Double(v) / 1e6)
+            return fixed(Double(v) / 1e6, 3)
         }
         print("haptics \(settings.device) (\(settings.effect.rawValue), \(settings.durationMs) ms): \(delays.count) taps, \(failed) failed")
         print("delay (call to write returning), ms: p50 \(p(50))  p90 \(p(90))  p99 \(p(99))  max \(p(100))")
