@@ -309,18 +309,38 @@ extension _PanelDecoder {
                                      zeroSums: inout InlineArray<8, Float>) -> Bool {
         c.scans &+= Int64(Classifier.blockScans)
         if stamp.present {
+            // The widest gap first, without a branch per scan; gaps are rare,
+            // and only then are they counted scan by scan.
             var last = s.lastTimestamp
+            var widest = Int64.min
             let at = scans + stamp.offset
-            for k in 0..<Classifier.blockScans {
-                let p = at + k &* stride
-                let ts = stamp.direct ? Int64(littleEndian: p.loadUnaligned(as: Int64.self)) : stamp.format.decode(p)
-                let gap = ts &- last
-                if gap > timing.gapNs {
-                    c.timestampGaps &+= 1
-                    c.droppedScans &+= (gap &+ timing.halfPeriodNs) / timing.periodNs &- 1
+            if stamp.direct {
+                for k in 0..<Classifier.blockScans {
+                    let ts = Int64(littleEndian: (at + k &* stride).loadUnaligned(as: Int64.self))
+                    let gap = ts &- last
+                    widest = gap > widest ? gap : widest
+                    last = ts
+                    stamps[k] = ts
                 }
-                last = ts
-                stamps[k] = ts
+            } else {
+                for k in 0..<Classifier.blockScans {
+                    let ts = stamp.format.decode(at + k &* stride)
+                    let gap = ts &- last
+                    widest = gap > widest ? gap : widest
+                    last = ts
+                    stamps[k] = ts
+                }
+            }
+            if widest > timing.gapNs {
+                var before = s.lastTimestamp
+                for k in 0..<Classifier.blockScans {
+                    let gap = stamps[k] &- before
+                    if gap > timing.gapNs {
+                        c.timestampGaps &+= 1
+                        c.droppedScans &+= (gap &+ timing.halfPeriodNs) / timing.periodNs &- 1
+                    }
+                    before = stamps[k]
+                }
             }
             s.lastTimestamp = last
         } else {
