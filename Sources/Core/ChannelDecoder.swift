@@ -97,6 +97,8 @@ internal struct _ChannelDecoder: BitwiseCopyable, Sendable {
         }
     }
 
+    // The block path only: not built where it is off (Classifier.blockPathEnabled).
+    #if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
     /// The raw values of this channel in `scans` consecutive scans `stride`
     /// bytes apart, into `raws`: the format's switch taken once per column,
     /// not once per scan (the block path's decode).
@@ -134,6 +136,7 @@ internal struct _ChannelDecoder: BitwiseCopyable, Sendable {
             for k in 0..<16 { raws[k] = format.decode(p + k &* stride) }
         }
     }
+    #endif
 
     /// The field of a word of at most 32 bits, sign- or zero-extended: two shifts.
     @inlinable @inline(__always)

@@ -293,7 +293,10 @@ public struct ForcePipeline: Sendable {
     /// Returns false, having changed nothing, otherwise.
     @inlinable
     internal mutating func _processBlock(_ scans: UnsafeRawPointer, into events: inout EventRing) -> Bool {
-        guard Classifier.blockPathEnabled else { return false }
+        #if hasFeature(Embedded) && (arch(arm) || arch(riscv32))
+        // The block path is off here (Classifier.blockPathEnabled): none of it is built.
+        return false
+        #else
         guard !_stuck && !_saturated && !_clipped && !_lost && !_classifier._suspended else { return false }
         let first = _nextSample
         // The per-scan path judges the first scan's `same` and gap without a scan before it.
@@ -362,8 +365,11 @@ public struct ForcePipeline: Sendable {
         _checkInvariants()
         #endif
         return true
+        #endif
     }
 
+    // The block path only: not built where it is off (Classifier.blockPathEnabled).
+    #if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
     /// Records the window's moments of a block taken whole, and closes its zero block.
     @usableFromInline @inline(never)
     internal mutating func _recordTail(_ held: _BlockPositions, forces c: SIMD16<Float>, first: Int64, upTo last: Int,
@@ -374,7 +380,10 @@ public struct ForcePipeline: Sendable {
         }
         if held.closedAt >= 0 { _closeZeroBlock(sums: held.closedSums, baseline: baseline) }
     }
+    #endif
 
+    // The block path only: not built where it is off (Classifier.blockPathEnabled).
+    #if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
     /// A block decoded whole whose classification needs per-scan steps, on a
     /// panel with positions: the steps, with the window's moments recorded
     /// and the zero block closed where the per-scan path does it.
@@ -404,6 +413,7 @@ public struct ForcePipeline: Sendable {
             }
         }
     }
+    #endif
 
     /// Ends a zero block with per-cell sums `sums` (see ``CentreOfPressure/zeroBlockScans``).
     /// `baseline` is the classifier's baseline as the per-scan path sees it

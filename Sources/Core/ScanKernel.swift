@@ -79,6 +79,8 @@ internal struct _ScanState: BitwiseCopyable, Sendable {
         previousForce = force
     }
 
+    // The block path only: not built where it is off (Classifier.blockPathEnabled).
+    #if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
     /// ``advance(same:atRest:force:)`` for each scan of a block in turn, the
     /// block path's: bit k of `changed` is set where scan k's raw words
     /// changed, `forces[k]` is its force. Where every scan changed
@@ -124,6 +126,7 @@ internal struct _ScanState: BitwiseCopyable, Sendable {
         }
         return true
     }
+    #endif
 }
 
 /// What one scan reads, on either path.
@@ -287,6 +290,8 @@ internal struct _PanelDecoder: Sendable {
     }
 }
 
+// The block path only: not built where it is off (Classifier.blockPathEnabled).
+#if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
 extension _PanelDecoder {
     /// The block path's read of ``Classifier/blockScans`` scans `stride` bytes
     /// apart, the first being scan `first` (> 0): what
@@ -393,6 +398,7 @@ extension _PanelDecoder {
         return true
     }
 }
+#endif
 
 /// Branch-free integer minimum and maximum (a select, not a call).
 @inlinable @inline(__always)
