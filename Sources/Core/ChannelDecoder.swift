@@ -97,6 +97,47 @@ internal struct _ChannelDecoder: BitwiseCopyable, Sendable {
         }
     }
 
+    // The block path only: not built where it is off (Classifier.blockPathEnabled).
+    #if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
+    /// The raw values of this channel in `scans` consecutive scans `stride`
+    /// bytes apart, into `raws`: the format's switch taken once per column,
+    /// not once per scan (the block path's decode).
+    @inlinable @inline(__always)
+    internal func column(_ base: UnsafeRawPointer, stride: Int, into raws: inout InlineArray<16, Int64>) {
+        let p = base + offset
+        switch load {
+        case .s16le:
+            for k in 0..<16 { raws[k] = Int64(Int16(littleEndian: (p + k &* stride).loadUnaligned(as: Int16.self))) }
+        case .s32le:
+            for k in 0..<16 { raws[k] = Int64(Int32(littleEndian: (p + k &* stride).loadUnaligned(as: Int32.self))) }
+        case .s24be8:
+            for k in 0..<16 { raws[k] = Int64(Int32(bigEndian: (p + k &* stride).loadUnaligned(as: Int32.self)) &>> 8) }
+        case .narrow8:
+            for k in 0..<16 { raws[k] = narrow(UInt32((p + k &* stride).load(as: UInt8.self))) }
+        case .narrow16le:
+            for k in 0..<16 { raws[k] = narrow(UInt32(UInt16(littleEndian: (p + k &* stride).loadUnaligned(as: UInt16.self)))) }
+        case .narrow16be:
+            for k in 0..<16 { raws[k] = narrow(UInt32(UInt16(bigEndian: (p + k &* stride).loadUnaligned(as: UInt16.self)))) }
+        case .narrow32le:
+            if signed {
+                for k in 0..<16 {
+                    let up = UInt32(littleEndian: (p + k &* stride).loadUnaligned(as: UInt32.self)) &<< left
+                    raws[k] = Int64(Int32(bitPattern: up) &>> Int32(bitPattern: right))
+                }
+            } else {
+                for k in 0..<16 {
+                    let up = UInt32(littleEndian: (p + k &* stride).loadUnaligned(as: UInt32.self)) &<< left
+                    raws[k] = Int64(up &>> right)
+                }
+            }
+        case .narrow32be:
+            for k in 0..<16 { raws[k] = narrow(UInt32(bigEndian: (p + k &* stride).loadUnaligned(as: UInt32.self))) }
+        case .wide:
+            for k in 0..<16 { raws[k] = format.decode(p + k &* stride) }
+        }
+    }
+    #endif
+
     /// The field of a word of at most 32 bits, sign- or zero-extended: two shifts.
     @inlinable @inline(__always)
     internal func narrow(_ bits: UInt32) -> Int64 {

@@ -18,7 +18,7 @@ public struct PipelineCounters: Equatable, BitwiseCopyable, Sendable {
 ///
 /// Built once from a layout, a calibration and settings; afterwards
 /// ``process(scan:into:)`` runs with fixed memory and no allocation. One scan
-/// step (``_PanelDecoder/read(_:sample:state:counters:timing:moments:zeroSums:)``
+/// step (``_PanelDecoder/read(_:sample:last:counters:timing:moments:zeroSums:)``
 /// and ``_ScanState/advance(same:atRest:force:)``) serves both the
 /// scan-at-a-time path and the block path (``process(scans:into:)``).
 public struct ForcePipeline: Sendable {
@@ -41,7 +41,9 @@ public struct ForcePipeline: Sendable {
     /// The decode, calibration and cell positions, fixed at configuration time.
     @usableFromInline internal var _decode: _PanelDecoder
     @usableFromInline internal var _timing: _Timing
-    /// What each scan advances (last raw words, timestamp, health scores).
+    /// The last scan's raw words and timestamp.
+    @usableFromInline internal var _last = _LastScan()
+    /// The health scores each scan advances.
     @usableFromInline internal var _scan = _ScanState()
     /// A press held flat against a stop below the converter's rails, reported as `saturated`.
     @usableFromInline internal var _clipped = false
@@ -104,7 +106,7 @@ public struct ForcePipeline: Sendable {
     public mutating func process(scan: UnsafeRawPointer, into events: inout EventRing) {
         let sample = _nextSample
         _nextSample &+= 1
-        let r = _decode.read(scan, sample: sample, state: &_scan, counters: &_counters, timing: _timing,
+        let r = _decode.read(scan, sample: sample, last: &_last, counters: &_counters, timing: _timing,
                              moments: _decode.hasPositions, zeroSums: &_zeroSums)
         _lastForce = r.total
         let before = events.count
@@ -153,7 +155,7 @@ public struct ForcePipeline: Sendable {
         guard _decode.hasPositions else { return 0 }
         // From the last scan's raw value, kept by both paths.
         var decode = _decode
-        return decode.newtons(i, _scan.lastRaw[i]) - _cellZeros.zero[i]
+        return decode.newtons(i, _last.lastRaw[i]) - _cellZeros.zero[i]
     }
 
     @inlinable
@@ -231,8 +233,14 @@ public struct ForcePipeline: Sendable {
     /// Whether `force` is within the touch band of the baseline (the panel at rest).
     @inlinable @inline(__always)
     internal func _atRest(_ force: Float) -> Bool {
-        let d = force - _classifier._baseline
-        return d < _classifier._parameters.touchBand && d > -_classifier._parameters.touchBand
+        ForcePipeline._atRest(force, baseline: _classifier._baseline, band: _classifier._parameters.touchBand)
+    }
+
+    /// ``_atRest(_:)`` with the baseline and the touch band read once (the block path's loop).
+    @inlinable @inline(__always)
+    internal static func _atRest(_ force: Float, baseline: Float, band: Float) -> Bool {
+        let d = force - baseline
+        return d < band && d > -band
     }
 
     @usableFromInline
@@ -285,52 +293,47 @@ public struct ForcePipeline: Sendable {
     /// Returns false, having changed nothing, otherwise.
     @inlinable
     internal mutating func _processBlock(_ scans: UnsafeRawPointer, into events: inout EventRing) -> Bool {
-        guard Classifier.blockPathEnabled else { return false }
+        #if hasFeature(Embedded) && (arch(arm) || arch(riscv32))
+        // The block path is off here (Classifier.blockPathEnabled): none of it is built.
+        return false
+        #else
         guard !_stuck && !_saturated && !_clipped && !_lost && !_classifier._suspended else { return false }
-        let size = layout.scanSize
         let first = _nextSample
+        // The per-scan path judges the first scan's `same` and gap without a scan before it.
+        guard first > 0 else { return false }
         let stuckScans = _classifier._parameters.stuckScans
         let positions = _decode.hasPositions
+        // The state in locals through the block.
+        var last = _last
+        var state = _scan
+        var counters = _counters
+        var zeroSums = _zeroSums
+        var forces = SIMD16<Float>()
+        var stamps = InlineArray<16, Int64>(repeating: 0)
+        var changed: UInt32 = 0
+        // Moments only of the last scans, the ones the position window keeps
+        // (a block that falls back to per-scan steps recomputes the others).
+        var held = _BlockPositions()
+        // A scan on a rail raises `saturated`: the per-scan path handles it.
+        guard _decode.readBlock(scans, stride: layout.scanSize, first: first, last: &last, counters: &counters,
+                                timing: _timing, positions: positions, totals: &forces, stamps: &stamps,
+                                changed: &changed, held: &held, zeroSums: &zeroSums) else { return false }
         // Plain arrays filled scalar by scalar (a vector insert per scan stalls),
         // loaded as vectors once.
         var window = InlineArray<18, Float>(repeating: 0)
         window[0] = _classifier._older
         window[1] = _classifier._previous
-        var stamps = InlineArray<16, Int64>(repeating: 0)
-        // The state in locals through the block.
-        var state = _scan
-        var counters = _counters
-        var zeroSums = _zeroSums
-        // Moments only of the last scans, the ones the position window keeps
-        // (a block that falls back to per-scan steps recomputes the others).
-        let tail = Classifier.blockScans - CentreOfPressure.windowScans
-        var held = _BlockPositions()
-        for k in 0..<Classifier.blockScans {
-            let sample = first &+ Int64(k)
-            let r = _decode.read(scans + k &* size, sample: sample, state: &state, counters: &counters, timing: _timing,
-                                 moments: positions && (k >= tail || _CellZeros.samples(sample)), zeroSums: &zeroSums)
-            // A scan on a rail raises `saturated`: the per-scan path handles it.
-            if r.railed { return false }
-            // The baseline moves only at block ends, so `_atRest` reads the
-            // value the per-scan path would.
-            state.advance(same: r.same, atRest: _atRest(r.total), force: r.total)
-            // Where a flat run is judged, the per-scan path decides.
-            if stuckScans > 0 && state.stuckRun == stuckScans { return false }
-            window[k &+ 2] = r.total
-            stamps[k] = r.timestamp
-            if positions {
-                if k >= tail {
-                    held.momentsX[k &- tail] = r.momentX
-                    held.momentsY[k &- tail] = r.momentY
-                }
-                if _CellZeros.closes(sample) {
-                    held.closedSums = zeroSums
-                    held.closedAt = k
-                    zeroSums = InlineArray<8, Float>(repeating: 0)
-                }
-            }
+        withUnsafeMutableBytes(of: &window) { $0.storeBytes(of: forces, toByteOffset: 8, as: SIMD16<Float>.self) }
+        // The baseline moves only at block ends, so `_atRest` reads the
+        // value the per-scan path would. Where a flat run is judged, the per-scan path decides.
+        let baseline = _classifier._baseline, band = _classifier._parameters.touchBand
+        let advanced = withUnsafeBytes(of: &window) { raw in
+            state.advance(block: raw.baseAddress!.assumingMemoryBound(to: Float.self) + 2, changed: changed,
+                          baseline: baseline, band: band, stuckScans: stuckScans)
         }
+        guard advanced else { return false }
         // Nothing here can raise a health event: commit what the per-scan path would have.
+        _last = last
         _scan = state
         _counters = counters
         _nextSample &+= Int64(Classifier.blockScans)
@@ -362,8 +365,11 @@ public struct ForcePipeline: Sendable {
         _checkInvariants()
         #endif
         return true
+        #endif
     }
 
+    // The block path only: not built where it is off (Classifier.blockPathEnabled).
+    #if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
     /// Records the window's moments of a block taken whole, and closes its zero block.
     @usableFromInline @inline(never)
     internal mutating func _recordTail(_ held: _BlockPositions, forces c: SIMD16<Float>, first: Int64, upTo last: Int,
@@ -374,7 +380,10 @@ public struct ForcePipeline: Sendable {
         }
         if held.closedAt >= 0 { _closeZeroBlock(sums: held.closedSums, baseline: baseline) }
     }
+    #endif
 
+    // The block path only: not built where it is off (Classifier.blockPathEnabled).
+    #if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
     /// A block decoded whole whose classification needs per-scan steps, on a
     /// panel with positions: the steps, with the window's moments recorded
     /// and the zero block closed where the per-scan path does it.
@@ -404,6 +413,7 @@ public struct ForcePipeline: Sendable {
             }
         }
     }
+    #endif
 
     /// Ends a zero block with per-cell sums `sums` (see ``CentreOfPressure/zeroBlockScans``).
     /// `baseline` is the classifier's baseline as the per-scan path sees it
@@ -426,13 +436,13 @@ public struct ForcePipeline: Sendable {
     }
 
     /// The timestamp of the last scan processed.
-    public var lastTimestampNs: Int64 { _scan.lastTimestamp }
+    public var lastTimestampNs: Int64 { _last.lastTimestamp }
 
     /// Ends the stream: emits `release` for a press in progress, stamped
     /// with the next scan index and the last scan's timestamp.
     public mutating func finish(into events: inout EventRing) {
         let before = events.count
-        _classifier.finish(sample: nextSample, timestampNs: _scan.lastTimestamp, into: &events)
+        _classifier.finish(sample: nextSample, timestampNs: _last.lastTimestamp, into: &events)
         if _decode.hasPositions && events.count != before { _stampPositions(&events, from: before) }
     }
 }

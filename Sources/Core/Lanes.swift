@@ -18,15 +18,10 @@ internal protocol _Lanes {
     static func _select(_ m: Mask, _ t: Self, _ f: Self) -> Self
     /// The magnitude: the sign bit cleared.
     static func _abs(_ a: Self) -> Self
-}
-
-extension _Lanes {
     /// `b < a ? b : a`: the smaller, `a` on a tie.
-    @inlinable @inline(__always)
-    internal static func _min(_ a: Self, _ b: Self) -> Self { _select(_lt(b, a), b, a) }
+    static func _min(_ a: Self, _ b: Self) -> Self
     /// `a < b ? b : a`: the larger, `a` on a tie.
-    @inlinable @inline(__always)
-    internal static func _max(_ a: Self, _ b: Self) -> Self { _select(_lt(a, b), b, a) }
+    static func _max(_ a: Self, _ b: Self) -> Self
 }
 
 extension Float: _Lanes {
@@ -42,6 +37,32 @@ extension Float: _Lanes {
     @inlinable @inline(__always) internal static func _abs(_ a: Float) -> Float {
         Float(bitPattern: a.bitPattern & 0x7fff_ffff)
     }
+    @inlinable @inline(__always) internal static func _min(_ a: Float, _ b: Float) -> Float { b < a ? b : a }
+    @inlinable @inline(__always) internal static func _max(_ a: Float, _ b: Float) -> Float { a < b ? b : a }
+}
+
+/// Lane-by-lane `a < b ? b : a`, `b < a ? b : a` and `a < 0 ? -a : a`, written
+/// as loops over scalars: LLVM turns these selects into one `maxps`/`minps`
+/// per four lanes on x86 (whose operand order has exactly these semantics,
+/// ties and NaN included), where a mask blend (`replacing(with:where:)`)
+/// costs a compare, a sign test and three bitwise operations.
+@inlinable @inline(__always)
+internal func _laneMax<V: SIMD>(_ a: V, _ b: V) -> V where V.Scalar == Float {
+    var r = a
+    for i in r.indices { r[i] = a[i] < b[i] ? b[i] : a[i] }
+    return r
+}
+@inlinable @inline(__always)
+internal func _laneMin<V: SIMD>(_ a: V, _ b: V) -> V where V.Scalar == Float {
+    var r = a
+    for i in r.indices { r[i] = b[i] < a[i] ? b[i] : a[i] }
+    return r
+}
+@inlinable @inline(__always)
+internal func _laneAbs<V: SIMD>(_ a: V) -> V where V.Scalar == Float {
+    var r = a
+    for i in r.indices { r[i] = a[i] < 0 ? -a[i] : a[i] }
+    return r
 }
 
 extension SIMD16: _Lanes where Scalar == Float {
@@ -57,15 +78,18 @@ extension SIMD16: _Lanes where Scalar == Float {
     /// A lane select; on a vector unit a blend (x86 `blendvps`/`minps`, NEON `bsl`).
     @inlinable @inline(__always)
     internal static func _select(_ m: Mask, _ t: Self, _ f: Self) -> Self { f.replacing(with: t, where: m) }
-    @inlinable @inline(__always) internal static func _abs(_ a: Self) -> Self { a.replacing(with: -a, where: a .< 0) }
+    @inlinable @inline(__always) internal static func _abs(_ a: Self) -> Self { _laneAbs(a) }
+    @inlinable @inline(__always) internal static func _min(_ a: Self, _ b: Self) -> Self { _laneMin(a, b) }
+    @inlinable @inline(__always) internal static func _max(_ a: Self, _ b: Self) -> Self { _laneMax(a, b) }
 }
 
-/// The median of three, lane by lane: min(max(a, b)... in the same comparisons on both paths.
+/// The median of three, lane by lane: max(min(a, b), min(max(a, b), c)), in
+/// the same comparisons on both paths.
 @inlinable @inline(__always)
 internal func _median<L: _Lanes>(_ a: L, _ b: L, _ c: L) -> L {
     let lo = L._min(a, b), hi = L._max(a, b)
-    let m = L._select(L._lt(c, hi), c, hi)
-    return L._select(L._lt(lo, m), m, lo)
+    // `c < hi ? c : hi`, then `lo < m ? m : lo`.
+    return L._max(lo, L._min(hi, c))
 }
 
 /// The spike filter for the reading `b` between `a` and `c`: the median of
@@ -91,19 +115,19 @@ internal func _spikeFilter<L: _Lanes>(_ a: L, _ b: L, _ c: L, isolated: Bool, ag
 }
 
 /// The largest and smallest lane: halving in registers (the standard
-/// library's reductions are scalar loops), the first level as a blend.
+/// library's reductions are scalar loops), each level one `maxps`/`minps`.
 @inlinable @inline(__always)
 internal func _maxLane(_ v: SIMD16<Float>) -> Float {
-    let h8 = v.lowHalf.replacing(with: v.highHalf, where: v.lowHalf .< v.highHalf)
-    let h4 = h8.lowHalf.replacing(with: h8.highHalf, where: h8.lowHalf .< h8.highHalf)
-    let h2 = h4.lowHalf.replacing(with: h4.highHalf, where: h4.lowHalf .< h4.highHalf)
+    let h8 = _laneMax(v.lowHalf, v.highHalf)
+    let h4 = _laneMax(h8.lowHalf, h8.highHalf)
+    let h2 = _laneMax(h4.lowHalf, h4.highHalf)
     return Float._max(h2[0], h2[1])
 }
 @inlinable @inline(__always)
 internal func _minLane(_ v: SIMD16<Float>) -> Float {
-    let h8 = v.lowHalf.replacing(with: v.highHalf, where: v.highHalf .< v.lowHalf)
-    let h4 = h8.lowHalf.replacing(with: h8.highHalf, where: h8.highHalf .< h8.lowHalf)
-    let h2 = h4.lowHalf.replacing(with: h4.highHalf, where: h4.highHalf .< h4.lowHalf)
+    let h8 = _laneMin(v.lowHalf, v.highHalf)
+    let h4 = _laneMin(h8.lowHalf, h8.highHalf)
+    let h2 = _laneMin(h4.lowHalf, h4.highHalf)
     return Float._min(h2[0], h2[1])
 }
 

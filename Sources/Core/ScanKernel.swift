@@ -1,12 +1,21 @@
-/// The state one scan advances on both paths (the scan-at-a-time path and
-/// the block path): the last raw words and timestamp, and the health scores
-/// that judge a flat reading. The block path runs on a local copy and
-/// commits it only when the whole block was taken, so leaving a block to the
-/// per-scan path needs no undo.
+/// The last scan's raw words and timestamp, which the next scan is compared
+/// with, on both paths. The block path runs on a local copy and commits it
+/// only when the whole block was taken.
 @usableFromInline
-internal struct _ScanState: BitwiseCopyable, Sendable {
+internal struct _LastScan: BitwiseCopyable, Sendable {
     @usableFromInline internal var lastRaw = InlineArray<8, Int64>(repeating: 0)
     @usableFromInline internal var lastTimestamp: Int64 = 0
+
+    @inlinable internal init() {}
+}
+
+/// The health scores one scan advances on both paths (the scan-at-a-time
+/// path and the block path), which judge a flat reading. All scalars, apart
+/// from the raw words (``_LastScan``), so that the block path's local copy
+/// lives in registers through a block; it is committed only when the whole
+/// block was taken, so leaving a block to the per-scan path needs no undo.
+@usableFromInline
+internal struct _ScanState: BitwiseCopyable, Sendable {
     @usableFromInline internal var stuckRun: Int32 = 0
     /// The highest force seen, newtons: a flat run near it while pressed is a
     /// press held against a stop (clipping), plausible. Judged on the
@@ -38,22 +47,86 @@ internal struct _ScanState: BitwiseCopyable, Sendable {
     /// The health scores' update for one scan, the same on both paths.
     @inlinable @inline(__always)
     internal mutating func advance(same: Bool, atRest: Bool, force: Float) {
+        advanceRun(same: same)
+        advanceForce(atRest: atRest, force: force)
+    }
+
+    /// The part of ``advance(same:atRest:force:)`` that follows the raw
+    /// words: the flat run and the change score (it reads the rest score as
+    /// it stood before the scan's ``advanceForce(atRest:force:)``).
+    @inlinable @inline(__always)
+    internal mutating func advanceRun(same: Bool) {
         stuckRun = same ? stuckRun &+ 1 : 0
-        forceHigh = force > forceHigh ? force : forceHigh
         if stuckRun == 1 {
             runNoisy = changeScore >= _ScanState.noisyScore
             runRestNoisy = restScore >= _ScanState.noisyScore
         }
         changeScore = same ? _max(0, changeScore &- 1) : _min(_ScanState.scoreCeiling, changeScore &+ 1)
+    }
+
+    /// The part of ``advance(same:atRest:force:)`` that follows the force:
+    /// the highest force and the rest score.
+    @inlinable @inline(__always)
+    internal mutating func advanceForce(atRest: Bool, force: Float) {
+        forceHigh = force > forceHigh ? force : forceHigh
         let direction: Int8 = force > previousForce ? 1 : (force < previousForce ? -1 : 0)
         if atRest {
-            let turned = direction != 0 && direction == -previousTurn
+            let turned = direction != 0 && direction == 0 &- previousTurn
             restScore = turned ? _min(_ScanState.scoreCeiling, restScore &+ _ScanState.turnCredit)
                                : _max(0, restScore &- 1)
         }
         if direction != 0 { previousTurn = direction }
         previousForce = force
     }
+
+    // The block path only: not built where it is off (Classifier.blockPathEnabled).
+    #if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
+    /// ``advance(same:atRest:force:)`` for each scan of a block in turn, the
+    /// block path's: bit k of `changed` is set where scan k's raw words
+    /// changed, `forces[k]` is its force. Where every scan changed
+    /// (a sensor showing noise) or none did (a flat reading), the run and
+    /// the change score move in closed form, exactly as scan by scan.
+    ///
+    /// - Returns: false where a flat run reaches `stuckScans` (> 0) inside
+    ///   the block, which the per-scan path judges; the scores are then
+    ///   half-advanced and must be dropped.
+    @inlinable @inline(__always)
+    internal mutating func advance(block forces: UnsafePointer<Float>, changed: UInt32,
+                                   baseline: Float, band: Float, stuckScans: Int32) -> Bool {
+        let n = Int32(Classifier.blockScans)
+        let all: UInt32 = (1 &<< UInt32(Classifier.blockScans)) &- 1
+        if changed & all == all {
+            // No scan is the same as the one before: the run stays 0 (so no
+            // run starts, and none reaches `stuckScans`); the score climbs.
+            stuckRun = 0
+            changeScore = _min(_ScanState.scoreCeiling, changeScore &+ n)
+        } else if changed & all == 0 {
+            // Every scan the same: the run grows by one a scan and starts
+            // (reading the scores as they stood) only at the first scan.
+            let before = stuckRun
+            if before == 0 {
+                runNoisy = changeScore >= _ScanState.noisyScore
+                runRestNoisy = restScore >= _ScanState.noisyScore
+            }
+            if stuckScans > before && stuckScans <= before &+ n { return false }
+            stuckRun = before &+ n
+            changeScore = _max(0, changeScore &- n)
+        } else {
+            for k in 0..<Classifier.blockScans {
+                let force = forces[k]
+                advance(same: changed & (1 &<< UInt32(k)) == 0,
+                        atRest: ForcePipeline._atRest(force, baseline: baseline, band: band), force: force)
+                if stuckScans > 0 && stuckRun == stuckScans { return false }
+            }
+            return true
+        }
+        for k in 0..<Classifier.blockScans {
+            let force = forces[k]
+            advanceForce(atRest: ForcePipeline._atRest(force, baseline: baseline, band: band), force: force)
+        }
+        return true
+    }
+    #endif
 }
 
 /// What one scan reads, on either path.
@@ -160,7 +233,7 @@ internal struct _PanelDecoder: Sendable {
     }
 
     /// The moments Σ newtons·x and Σ newtons·y of one scan, summed in the
-    /// order ``read(_:sample:state:counters:timing:moments:zeroSums:)`` sums them (so bit for bit the same).
+    /// order ``read(_:sample:last:counters:timing:moments:zeroSums:)`` sums them (so bit for bit the same).
     @inlinable
     internal mutating func moments(_ scan: UnsafeRawPointer) -> (Float, Float) {
         var momentX: Float = 0
@@ -180,7 +253,7 @@ internal struct _PanelDecoder: Sendable {
     /// It reads every channel even past a rail: the per-scan path needs the
     /// total anyway, and the block path drops the whole reading on a rail.
     @inlinable @inline(__always)
-    internal mutating func read(_ scan: UnsafeRawPointer, sample: Int64, state s: inout _ScanState,
+    internal mutating func read(_ scan: UnsafeRawPointer, sample: Int64, last s: inout _LastScan,
                        counters c: inout PipelineCounters, timing: _Timing, moments: Bool,
                        zeroSums: inout InlineArray<8, Float>) -> _Reading {
         var r = _Reading()
@@ -216,6 +289,116 @@ internal struct _PanelDecoder: Sendable {
         return r
     }
 }
+
+// The block path only: not built where it is off (Classifier.blockPathEnabled).
+#if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
+extension _PanelDecoder {
+    /// The block path's read of ``Classifier/blockScans`` scans `stride` bytes
+    /// apart, the first being scan `first` (> 0): what
+    /// ``read(_:sample:last:counters:timing:moments:zeroSums:)`` does scan
+    /// by scan, done column by column (a channel's format is switched on
+    /// once per block, its rails tested once on the column's extremes, its
+    /// newtons in one loop), with every sum in the per-scan order, so bit
+    /// for bit the same.
+    ///
+    /// - Returns: false when a scan is on a rail (the per-scan path raises
+    ///   `saturated`); the state, counters and sums are then half-advanced
+    ///   and must be dropped. Otherwise `totals` holds each scan's force,
+    ///   `stamps` its timestamp, and bit k of `changed` is set where scan
+    ///   k's raw words differ from the scan before.
+    @inlinable @inline(__always)
+    internal mutating func readBlock(_ scans: UnsafeRawPointer, stride: Int, first: Int64, last s: inout _LastScan,
+                                     counters c: inout PipelineCounters, timing: _Timing, positions: Bool,
+                                     totals: inout SIMD16<Float>, stamps: inout InlineArray<16, Int64>,
+                                     changed: inout UInt32, held: inout _BlockPositions,
+                                     zeroSums: inout InlineArray<8, Float>) -> Bool {
+        c.scans &+= Int64(Classifier.blockScans)
+        if stamp.present {
+            // The widest gap first, without a branch per scan; gaps are rare,
+            // and only then are they counted scan by scan.
+            var last = s.lastTimestamp
+            var widest = Int64.min
+            let at = scans + stamp.offset
+            if stamp.direct {
+                for k in 0..<Classifier.blockScans {
+                    let ts = Int64(littleEndian: (at + k &* stride).loadUnaligned(as: Int64.self))
+                    let gap = ts &- last
+                    widest = gap > widest ? gap : widest
+                    last = ts
+                    stamps[k] = ts
+                }
+            } else {
+                for k in 0..<Classifier.blockScans {
+                    let ts = stamp.format.decode(at + k &* stride)
+                    let gap = ts &- last
+                    widest = gap > widest ? gap : widest
+                    last = ts
+                    stamps[k] = ts
+                }
+            }
+            if widest > timing.gapNs {
+                var before = s.lastTimestamp
+                for k in 0..<Classifier.blockScans {
+                    let gap = stamps[k] &- before
+                    if gap > timing.gapNs {
+                        c.timestampGaps &+= 1
+                        c.droppedScans &+= (gap &+ timing.halfPeriodNs) / timing.periodNs &- 1
+                    }
+                    before = stamps[k]
+                }
+            }
+            s.lastTimestamp = last
+        } else {
+            for k in 0..<Classifier.blockScans { stamps[k] = (first &+ Int64(k)) &* timing.periodNs }
+            s.lastTimestamp = stamps[Classifier.blockScans &- 1]
+        }
+        let tail = Classifier.blockScans - CentreOfPressure.windowScans
+        var raws = InlineArray<16, Int64>(repeating: 0)
+        var newtons = InlineArray<16, Float>(repeating: 0)
+        var moved: UInt32 = 0
+        for i in 0..<channels {
+            let d = decoders[i]
+            d.column(scans, stride: stride, into: &raws)
+            var previous = s.lastRaw[i]
+            var lowest = raws[0], highest = raws[0]
+            for k in 0..<Classifier.blockScans {
+                let raw = raws[k]
+                moved |= raw != previous ? 1 &<< UInt32(k) : 0
+                previous = raw
+                lowest = raw < lowest ? raw : lowest
+                highest = raw > highest ? raw : highest
+            }
+            s.lastRaw[i] = previous
+            if d.railed(lowest) || d.railed(highest) { return false }
+            if d.curveFirst >= 0 {
+                for k in 0..<Classifier.blockScans { newtons[k] = _curve(i, raws[k]) }
+            } else if d.line32 {
+                for k in 0..<Classifier.blockScans { newtons[k] = Float(Int32(truncatingIfNeeded: raws[k]) &- d.zero32) * d.scale }
+            } else {
+                for k in 0..<Classifier.blockScans { newtons[k] = Float(raws[k] &- d.zero) * d.scale }
+            }
+            totals += withUnsafeBytes(of: newtons) { $0.loadUnaligned(as: SIMD16<Float>.self) }
+            if positions {
+                for k in tail..<Classifier.blockScans {
+                    held.momentsX[k &- tail] += newtons[k] * cellX[i]
+                    held.momentsY[k &- tail] += newtons[k] * cellY[i]
+                }
+                for k in 0..<Classifier.blockScans {
+                    let sample = first &+ Int64(k)
+                    if _CellZeros.samples(sample) { zeroSums[i] += newtons[k] }
+                    if _CellZeros.closes(sample) {
+                        held.closedSums[i] = zeroSums[i]
+                        held.closedAt = k
+                        zeroSums[i] = 0
+                    }
+                }
+            }
+        }
+        changed = moved
+        return true
+    }
+}
+#endif
 
 /// Branch-free integer minimum and maximum (a select, not a call).
 @inlinable @inline(__always)
