@@ -12,6 +12,8 @@ import Glibc
 
 /// An actuator behind the kernel's force-feedback interface: one effect uploaded
 /// with EVIOCSFF at start, played by writing an EV_FF event, removed on ``close()``.
+/// `@unchecked`: written only on the sink thread; without the conformance the compiler's
+/// region analysis ties the whole service to the scan loop it hands to its own thread.
 public final class HapticActuator: @unchecked Sendable {
     private var fd: Int32
     private var effectID: Int16 = -1

@@ -134,6 +134,8 @@ enum UInputIoctl {
 
 /// A virtual input device through `/dev/uinput`: created with exactly the
 /// capabilities the mapping uses, named after the panel, destroyed on ``close()``.
+/// `@unchecked`: written only on the sink thread; without the conformance the compiler's
+/// region analysis ties the whole service to the scan loop it hands to its own thread.
 public final class UInputDevice: @unchecked Sendable {
     private var fd: Int32
     private var encoder: UInputEncoder
