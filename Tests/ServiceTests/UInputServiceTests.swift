@@ -45,7 +45,10 @@ struct UInputServiceTests {
                                    "--uinput", "--exit-on-timeout"], in: dir)
         defer { if service.process.isRunning { kill(service.process.processIdentifier, SIGKILL) } }
         var node: String?
-        #expect(waitUntil(20) {
+        // Under QEMU's software emulation the three program loads (emulate, run, the exec'd
+        // forcestage-service, debug builds over 9p) and libiio's context take 10-15 s before
+        // the device exists; 60 s is a bound for a stuck start, not a latency figure.
+        #expect(waitUntil(60) {
             node = service.stderr.firstMatch(of: /uinput\.device=(\/dev\/input\/event[0-9]+)/).map { String($0.1) }
             return node != nil
         }, "\(service.stderr)")
