@@ -76,9 +76,10 @@ public func traceScans(_ recording: Recording, setup: PanelSetup, from: Int, to:
     }
 }
 
-/// Classifies a recording scan by scan through the gesture layer (``GestureDriver``,
-/// the loop `run` drives too): the classifier takes each region's own levels
-/// while idle, positions come from the pipeline. - Parameter progressHz: nil for no `progress` events.
+/// Classifies a recording through the gesture layer (``GestureDriver``, the
+/// loop `run` drives too): the classifier takes each region's own levels
+/// while idle, positions come from the pipeline.
+/// - Parameter progressHz: nil for no `progress` events.
 public func replayGestures(_ recording: Recording, setup: PanelSetup, regions: [Region], progressHz: Double? = nil,
                            moveHz: Double = 30) -> [GestureEvent] {
     var pipeline = setup.makePipeline()
@@ -86,14 +87,19 @@ public func replayGestures(_ recording: Recording, setup: PanelSetup, regions: [
                                moveHz: moveHz, progressHz: progressHz)
     var ring = EventRing()
     var out: [GestureEvent] = []
+    func collect() {
+        for k in 0..<driver.output.count { out.append(driver.output[k].gestureEvent(regions: regions)) }
+    }
     let size = setup.layout.scanSize
     recording.scans.withUnsafeBytes { raw in
-        for i in 0..<recording.scanCount {
+        var i = 0
+        while i < recording.scanCount {
             driver.step(scan: raw.baseAddress! + i * size, pipeline: &pipeline, events: &ring)
-            out += driver.output
+            i += 1
+            collect()
         }
     }
     driver.finish(pipeline: &pipeline, events: &ring)
-    out += driver.output
+    collect()
     return out
 }

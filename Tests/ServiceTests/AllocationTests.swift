@@ -95,11 +95,7 @@ struct GestureAllocationTests {
         }
         pass(0..<1024)
         let n = allocations { pass(1024..<scans) }
-        // Known, not yet found: a debug build still allocates about once per
-        // peek in PanelGestures.scan (closure-free since; see the README). Fails once fixed.
-        withKnownIssue("the gesture layer still allocates around its events in a debug build") {
-            #expect(n == 0, "allocations over \(scans - 1024) scans: \(n)")
-        }
+        #expect(n == 0, "allocations over \(scans - 1024) scans: \(n)")
         #expect(out > 100)
     }
 
@@ -131,9 +127,7 @@ struct GestureAllocationTests {
         }
         pass(0..<1024, record: true)   // warm up
         let n = allocations { pass(1024..<scans, record: false) }
-        withKnownIssue("the gesture layer still allocates around its events in a debug build") {
-            #expect(n == 0, "allocations over \(scans - 1024) scans: \(n)")
-        }
+        #expect(n == 0, "allocations over \(scans - 1024) scans: \(n)")
         // What the measured scans decided, counted again outside the measurement.
         let (pipeline2, _, _) = try Self.plate(scans: 1)
         var check = ClassifierStage(pipeline: pipeline2, counters: ServiceCounters(), output: channel,
