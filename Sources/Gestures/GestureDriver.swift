@@ -12,8 +12,14 @@ import ForceStageCore
 /// events (`saturated`, `stuck`, `lost`, `recovered`), which the gesture layer
 /// does not name.
 ///
-/// One scan at a time, the classifier's single-scan path: the gesture layer
-/// needs each scan's force and position. Fixed-size storage: no allocation.
+/// ``advance(scans:count:size:pipeline:events:)`` does the same over a run of
+/// scans, taking a 16-scan block through the pipeline's fast path wherever the
+/// layer needs nothing per scan: no press it follows is in progress, and the
+/// block decides nothing (``ForcePipeline/processQuietBlock(_:holdingPosition:)``),
+/// not even, where the regions' levels differ, a move of the centre of
+/// pressure that would change the classifier's levels. Elsewhere it steps one
+/// scan at a time. Its events are exactly those of ``step(scan:pipeline:events:)``
+/// on every scan. Fixed-size storage: no allocation.
 public struct GestureDriver: Sendable {
     public private(set) var gestures: PanelGestures
     /// The gesture events of the last step (records: regions and actions by index).
@@ -65,7 +71,7 @@ public struct GestureDriver: Sendable {
     /// While idle, the classifier takes the levels of the region under the finger.
     @inline(__always)
     private mutating func chooseLevels(_ pipeline: inout ForcePipeline) {
-        guard !gestures.regions.isEmpty && pipeline.classifier.state == .idle else { return }
+        guard !gestures.regions.isEmpty && pipeline.pressState == .idle else { return }
         // Read once before the scan: a reconfiguration moves the gate, and
         // the check is of the position before it (a second check is a no-op).
         if !positionValid {
@@ -96,11 +102,38 @@ public struct GestureDriver: Sendable {
         pipeline.process(scan: scan, into: &events)
         // The centre of pressure, read once: for the layer, and for the next step's level check.
         let needed = !events.isEmpty || gestures.needsScans
-            || (!gestures.regions.isEmpty && pipeline.classifier.state == .idle)
+            || (!gestures.regions.isEmpty && pipeline.pressState == .idle)
         let p: PlatePoint? = needed ? pipeline.centreOfPressure : nil
         position = p
         positionValid = needed
         feed(sample: sample, force: pipeline.pressForce, position: p, events: &events)
+    }
+
+    /// Classifies the scans from `scans` on (`count` of `size` bytes, at
+    /// least one) and runs the gesture layer on them, until a scan puts out
+    /// something: a quiet 16-scan block through the fast path (nothing put
+    /// out), else one ``step(scan:pipeline:events:)``. Read ``output`` and
+    /// ``otherEvents`` after each call.
+    /// - Returns: the scans consumed (``Classifier/blockScans`` or 1).
+    /// - Complexity: O(scans consumed × force channels), plus O(regions) per scan of a press; no allocation.
+    public mutating func advance(scans: UnsafeRawPointer, count: Int, size: Int, pipeline: inout ForcePipeline,
+                                 events: inout EventRing) -> Int {
+        if count >= Classifier.blockScans && !gestures.needsScans && events.isEmpty {
+            chooseLevels(&pipeline)
+            // Idle with levels that vary by region: the block must leave the
+            // centre of pressure where it is, and there its levels must be the ones set.
+            let holding = gestures.levelsVary && pipeline.pressState == .idle
+            if !holding || gestures.levels(at: pipeline.lastDecidedPosition) == levels {
+                if pipeline.processQuietBlock(scans, holdingPosition: holding) {
+                    positionValid = false
+                    output.removeAll()
+                    otherEvents.removeAll()
+                    return Classifier.blockScans
+                }
+            }
+        }
+        step(scan: scans, pipeline: &pipeline, events: &events)
+        return 1
     }
 
     /// The stream ended: a press in progress is released (and named, dismissed).

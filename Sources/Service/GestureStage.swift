@@ -17,7 +17,8 @@ final class GestureControl: Sendable {
 }
 
 /// The scan thread's gesture layer: each refill's scans go through the
-/// ``GestureDriver`` one scan at a time (the loop `replay --gestures` runs), and what
+/// ``GestureDriver`` (the loop `replay --gestures` runs: quiet 16-scan blocks
+/// through the fast path, one scan at a time around presses), and what
 /// it decides goes to the sinks as ``ServiceEvent``s carrying a
 /// ``GestureRecord`` (regions by index: no reference counts cross the ring).
 /// Staged in a fixed ring and pushed under one lock per refill that decided
@@ -50,8 +51,9 @@ struct GestureStage {
         var pushed = 0
         var k = 0
         while k < count {
-            driver.step(scan: base + k &* size, pipeline: &pipeline, events: &events)
-            k &+= 1
+            // A quiet 16-scan block through the fast path (nothing to stage), else one scan.
+            let used = driver.advance(scans: base + k &* size, count: count &- k, size: size, pipeline: &pipeline, events: &events)
+            k &+= used
             if driver.output.isEmpty && driver.otherEvents.isEmpty { continue }
             stage(sampleBase: sampleBase, arrivalNs: arrivalNs, monotonic: monotonic)
             if Ring<64, ServiceEvent>.capacityCount &- staged.count < Self.maximumPerStep {

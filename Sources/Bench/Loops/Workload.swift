@@ -222,7 +222,8 @@ extension Workload {
                 Region(name: "right", minX: 0.5, minY: 0, maxX: 1, maxY: 1)]
     }
 
-    /// Decode and classify one scan at a time through the gesture layer, as `run` does with regions.
+    /// Decode and classify through the gesture layer, as `run` does with regions
+    /// (quiet blocks through the fast path, one scan at a time around presses).
     public func runDecodeClassifyGestures(events sink: inout EventSink) -> Int {
         var pipeline = setup.makePipeline()
         var driver = GestureDriver(regions: benchRegions, settings: setup.settings, sampleRateHz: setup.sampleRateHz)
@@ -231,8 +232,7 @@ extension Workload {
         let size = setup.layout.scanSize
         var i = 0
         while i < scanCount {
-            driver.step(scan: scans.baseAddress! + i * size, pipeline: &pipeline, events: &ring)
-            i &+= 1
+            i &+= driver.advance(scans: scans.baseAddress! + i * size, count: scanCount - i, size: size, pipeline: &pipeline, events: &ring)
             gestures &+= driver.output.count
         }
         return gestures &+ Int(pipeline.counters.scans)
