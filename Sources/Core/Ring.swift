@@ -80,3 +80,6 @@ public struct Ring<let capacity: Int, Element: BitwiseCopyable> {
         _count = 0
     }
 }
+
+/// A ring is its inline storage and three integers: sendable when its elements are.
+extension Ring: Sendable where Element: Sendable {}

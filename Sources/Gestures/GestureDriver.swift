@@ -1,8 +1,8 @@
 import ForceStageCore
 
-/// Drives ``PanelGestures`` from a ``ForcePipeline`` one scan at a time: the
-/// one loop `replay --gestures` and `run` share, so for the same scans they
-/// decide the same events.
+/// Drives ``PanelGestures`` from a ``ForcePipeline``: the one loop
+/// `replay --gestures` and `run` share, so for the same scans they decide
+/// the same events.
 ///
 /// Per scan: while the classifier is idle, it takes the levels of the region
 /// under the finger (the region's own, else the panel's); the scan is
@@ -12,25 +12,32 @@ import ForceStageCore
 /// events (`saturated`, `stuck`, `lost`, `recovered`), which the gesture layer
 /// does not name.
 ///
-/// Per scan, the classifier's single-scan path: the block fast path cannot
-/// hand out each scan's force and position, which moves, spring loading and
-/// the region levels need. Nothing is allocated per scan once the two arrays
-/// have their capacity (reserved at init).
+/// ``advance(scans:count:size:pipeline:events:)`` does the same over a run of
+/// scans, taking a 16-scan block through the pipeline's fast path wherever the
+/// layer needs nothing per scan: no press it follows is in progress, and the
+/// block decides nothing (``ForcePipeline/processQuietBlock(_:holdingPosition:)``),
+/// not even, where the regions' levels differ, a move of the centre of
+/// pressure that would change the classifier's levels. Elsewhere it steps one
+/// scan at a time. Its events are exactly those of ``step(scan:pipeline:events:)``
+/// on every scan. Fixed-size storage: no allocation.
 public struct GestureDriver: Sendable {
     public private(set) var gestures: PanelGestures
-    /// The gesture events of the last step.
-    public private(set) var output: [GestureEvent] = []
+    /// The gesture events of the last step (records: regions and actions by index).
+    public private(set) var output = GestureRing(filler: GestureRecord(kind: .move, event: ForceEvent(kind: .peek, sample: 0, timestampNs: 0, forceNewtons: 0), region: -1))
     /// The pipeline's events of the last step the gesture layer does not take (health).
-    public private(set) var otherEvents: [ForceEvent] = []
-    private var scanEvents: [ForceEvent] = []
+    public private(set) var otherEvents = Ring<16, ForceEvent>(filler: ForceEvent(kind: .peek, sample: 0, timestampNs: 0, forceNewtons: 0))
     private var settings: ClassifierSettings
     private let sampleRateHz: Double
     /// The levels the classifier was last given (the panel's at start).
     private var levels: (peek: Float, pop: Float)
+    /// The centre of pressure after the last step, when it was read then
+    /// (nothing has touched the pipeline since): the next step's level check reuses it.
+    private var position: PlatePoint?
+    private var positionValid = false
 
-    /// Events a step can put out at most: each of the pipeline's events with
-    /// its follow-up (actions, open, dismiss), plus a move, a spring and a progress.
-    public static let maximumOutputPerStep = 2 * EventRing.capacityCount + 3
+    /// Events a step puts out at most: each of the pipeline's events of one
+    /// scan with its follow-up (actions, open, dismiss), plus a move, a spring and a progress.
+    public static let maximumOutputPerStep = 2 * ForcePipeline.maximumEventsPerScan + 3
 
     /// - Parameters:
     ///   - regions: the profile's regions (none: every press, named by no region).
@@ -44,9 +51,6 @@ public struct GestureDriver: Sendable {
         self.settings = settings
         self.sampleRateHz = sampleRateHz
         levels = (settings.peekNewtons, settings.popNewtons)
-        output.reserveCapacity(Self.maximumOutputPerStep)
-        otherEvents.reserveCapacity(EventRing.capacityCount)
-        scanEvents.reserveCapacity(EventRing.capacityCount)
     }
 
     /// `progress` at most `hz` per second from now on; nil: none computed.
@@ -61,48 +65,112 @@ public struct GestureDriver: Sendable {
         settings = next
         levels = (next.peekNewtons, next.popNewtons)
         gestures.setPanelLevels(peek: next.peekNewtons, pop: next.popNewtons, releaseFraction: next.releaseFraction)
+        positionValid = false
+    }
+
+    /// While idle, the classifier takes the levels of the region under the finger.
+    @inline(__always)
+    private mutating func chooseLevels(_ pipeline: inout ForcePipeline) {
+        guard !gestures.regions.isEmpty && pipeline.pressState == .idle else { return }
+        // Read once before the scan: a reconfiguration moves the gate, and
+        // the check is of the position before it (a second check is a no-op).
+        if !positionValid {
+            position = pipeline.centreOfPressure
+            positionValid = true
+        }
+        let want = gestures.levels(at: position)
+        if want != levels { reconfigure(want, &pipeline) }
+    }
+
+    @inline(never)
+    private mutating func reconfigure(_ want: (peek: Float, pop: Float), _ pipeline: inout ForcePipeline) {
+        var next = settings
+        next.peekNewtons = want.peek
+        next.popNewtons = want.pop
+        if let parameters = try? ClassifierParameters(next, sampleRateHz: Float(sampleRateHz)) {
+            pipeline.reconfigure(parameters)
+            levels = want
+        }
     }
 
     /// Classifies one scan through `pipeline` (its events staged in `events`,
     /// which is drained) and runs the gesture layer on it.
     /// - Complexity: O(force channels + regions); no allocation.
     public mutating func step(scan: UnsafeRawPointer, pipeline: inout ForcePipeline, events: inout EventRing) {
-        if !gestures.regions.isEmpty && pipeline.classifier.state == .idle {
-            let want = gestures.levels(at: pipeline.centreOfPressure)
-            if want != levels {
-                var next = settings
-                next.peekNewtons = want.peek
-                next.popNewtons = want.pop
-                if let parameters = try? ClassifierParameters(next, sampleRateHz: Float(sampleRateHz)) {
-                    pipeline.reconfigure(parameters)
-                    levels = want
+        chooseLevels(&pipeline)
+        let sample = pipeline.nextSample
+        pipeline.process(scan: scan, into: &events)
+        // The centre of pressure, read once: for the layer, and for the next step's level check.
+        let needed = !events.isEmpty || gestures.needsScans
+            || (!gestures.regions.isEmpty && pipeline.pressState == .idle)
+        let p: PlatePoint? = needed ? pipeline.centreOfPressure : nil
+        position = p
+        positionValid = needed
+        feed(sample: sample, force: pipeline.pressForce, position: p, events: &events)
+    }
+
+    /// Classifies the scans from `scans` on (`count` of `size` bytes, at
+    /// least one) and runs the gesture layer on them, until a scan puts out
+    /// something: a quiet 16-scan block through the fast path (nothing put
+    /// out), else one ``step(scan:pipeline:events:)``. Read ``output`` and
+    /// ``otherEvents`` after each call.
+    /// - Returns: the scans consumed (``Classifier/blockScans`` or 1).
+    /// - Complexity: O(scans consumed × force channels), plus O(regions) per scan of a press; no allocation.
+    public mutating func advance(scans: UnsafeRawPointer, count: Int, size: Int, pipeline: inout ForcePipeline,
+                                 events: inout EventRing) -> Int {
+        if count >= Classifier.blockScans && !gestures.needsScans && events.isEmpty {
+            chooseLevels(&pipeline)
+            // Idle with levels that vary by region: the block must leave the
+            // centre of pressure where it is, and there its levels must be the ones set.
+            let holding = gestures.levelsVary && pipeline.pressState == .idle
+            if !holding || gestures.levels(at: pipeline.lastDecidedPosition) == levels {
+                if pipeline.processQuietBlock(scans, holdingPosition: holding) {
+                    positionValid = false
+                    output.removeAll()
+                    otherEvents.removeAll()
+                    return Classifier.blockScans
                 }
             }
         }
-        let sample = pipeline.nextSample
-        pipeline.process(scan: scan, into: &events)
-        feed(sample: sample, force: pipeline.pressForce, position: pipeline.centreOfPressure, events: &events)
+        step(scan: scans, pipeline: &pipeline, events: &events)
+        return 1
     }
 
     /// The stream ended: a press in progress is released (and named, dismissed).
     public mutating func finish(pipeline: inout ForcePipeline, events: inout EventRing) {
         pipeline.finish(into: &events)
+        positionValid = false
         feed(sample: pipeline.nextSample, force: 0, position: nil, events: &events)
     }
 
     /// The sensor was lost: `lost`, and a press in progress released.
     public mutating func sensorLost(timestampNs: Int64, pipeline: inout ForcePipeline, events: inout EventRing) {
         pipeline.sensorLost(timestampNs: timestampNs, into: &events)
+        positionValid = false
         feed(sample: pipeline.nextSample, force: 0, position: nil, events: &events)
     }
 
     private mutating func feed(sample: Int64, force: Float, position: PlatePoint?, events: inout EventRing) {
-        output.removeAll(keepingCapacity: true)
-        otherEvents.removeAll(keepingCapacity: true)
-        scanEvents.removeAll(keepingCapacity: true)
+        output.removeAll()
+        otherEvents.removeAll()
         while let e = events.popFirst() {
-            if e.kind.isGesture { scanEvents.append(e) } else { otherEvents.append(e) }
+            if e.kind.isGesture {
+                gestures.take(e, position: position, into: &output)
+            } else {
+                otherEvents.pushLast(e)
+            }
         }
-        gestures.scan(sample: sample, force: force, position: position, events: scanEvents, into: &output)
+        gestures.track(sample: sample, force: force, position: position, into: &output)
+        // What a region filter of a `move` goes by: the press's region after the step.
+        if !output.isEmpty, let press = gestures.pressRegion {
+            var n = output.count
+            while n > 0 {
+                if var r = output.popFirst() {
+                    r.pressRegion = Int16(truncatingIfNeeded: press)
+                    output.pushLast(r)
+                }
+                n -= 1
+            }
+        }
     }
 }

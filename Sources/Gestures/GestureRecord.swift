@@ -44,6 +44,20 @@ public struct GestureRecord: Equatable, BitwiseCopyable, Sendable {
     /// The region a subscription by region goes by: the one named, else the press's.
     public var filterRegion: Int16 { region >= 0 ? region : pressRegion }
 
+    /// A record of `kind` for `event` naming region `region` (-1: none); the
+    /// rest (press region, action, x, y, value) zero or none until set.
+    @inlinable
+    public init(kind: Kind, event: ForceEvent, region: Int16) {
+        self.kind = kind
+        self.event = event
+        self.region = region
+        pressRegion = -1
+        action = -1
+        x = 0
+        y = 0
+        value = 0
+    }
+
     /// `g` by indices into `regions` (the ones ``PanelGestures`` was made with).
     /// - Parameter pressRegion: ``PanelGestures/pressRegion`` when `g` was put out.
     /// - Complexity: O(regions) name comparisons for an event naming a region; no allocation.

@@ -59,11 +59,16 @@ public enum GestureEvent: Equatable, Sendable {
     case progress(region: String?, sample: Int64, value: Float)
 }
 
+/// What the gesture layer puts out in one step, as plain records (regions
+/// and actions by index): fixed capacity, stored inline, no allocation.
+/// A step puts out at most ``GestureDriver/maximumOutputPerStep``.
+public typealias GestureRing = Ring<32, GestureRecord>
+
 /// The gesture layer: fed each scan's press force, position and the
 /// pipeline's events, it names the region a press began in, turns peeks and
 /// pops on regions with quick actions into action lists, opens and
 /// dismissals, and reports moves, spring loading and (when asked) progress.
-/// A host-side value; `replay` and `run` feed it the same way.
+/// A host-side value; `replay` and `run` feed it the same way (``GestureDriver``).
 ///
 /// Rules: a press belongs to the region it began in (at the peek); one that
 /// begins outside every region belongs to the default region, or yields
@@ -75,6 +80,11 @@ public enum GestureEvent: Equatable, Sendable {
 /// border does not flicker. With quick actions, the one opened by a pop is
 /// the one whose horizontal band of the region (top to bottom, in order) the
 /// press is in; `hold` is reported as usual, the route without force.
+///
+/// What it puts out are ``GestureRecord``s (names by index, no reference
+/// counts); ``GestureRecord/gestureEvent(regions:)`` gives the named event.
+/// Plain loops and branches throughout, no closures: this runs every scan of
+/// a press in `run`, and a debug build boxes what closures capture.
 public struct PanelGestures: Sendable {
     public let regions: [Region]
     public private(set) var panelPeek: Float
@@ -86,16 +96,23 @@ public struct PanelGestures: Sendable {
     /// Scans between two `progress` events; nil: none computed. `run` changes it
     /// while streaming, as socket clients subscribe to progress and leave.
     public var progressInterval: Int64?
+    /// Whether the levels differ between regions (or from the panel's): only
+    /// then does the centre of pressure choose the classifier's levels while idle.
+    public private(set) var levelsVary = false
 
     private var pressed = false
     private var suppressed = false
-    private var start: Int?
-    private var current: Int?
+    /// The region the press began in, -1 for none.
+    private var start = -1
+    /// The region the press is in now (by the hysteresis rules), -1 for none.
+    private var current = -1
     private var left = false
     private var springFired = false
     private var popped = false
     private var lastMove: Int64 = -(1 << 62)
     private var lastProgress: Int64 = -(1 << 62)
+    /// The default region's index, -1 for none.
+    private let defaultIndex: Int
 
     /// - Parameters:
     ///   - moveHz: `move` events per second at most.
@@ -109,6 +126,14 @@ public struct PanelGestures: Sendable {
         self.hysteresis = hysteresis
         self.moveInterval = max(1, Int64((sampleRateHz / moveHz).rounded()))
         self.progressInterval = Self.interval(hz: progressHz, sampleRateHz: sampleRateHz)
+        var d = -1
+        var i = 0
+        while i < regions.count {
+            if regions[i].isDefault && d < 0 { d = i }
+            i += 1
+        }
+        defaultIndex = d
+        levelsVary = computeLevelsVary()
     }
 
     /// New panel levels (a profile reload), keeping the press in progress.
@@ -116,146 +141,171 @@ public struct PanelGestures: Sendable {
         panelPeek = peek
         panelPop = pop
         self.releaseFraction = releaseFraction
+        levelsVary = computeLevelsVary()
+    }
+
+    private func computeLevelsVary() -> Bool {
+        var i = 0
+        while i < regions.count {
+            if peek(i) != panelPeek || pop(i) != panelPop { return true }
+            i += 1
+        }
+        return false
     }
 
     /// The region the press in progress began in (nil: no press, or one outside every region).
-    public var pressRegion: Int? { pressed && !suppressed ? start : nil }
+    public var pressRegion: Int? { pressed && !suppressed && start >= 0 ? start : nil }
+
+    /// Whether the layer needs each scan's force and position (a press it
+    /// follows is in progress: moves, spring loading, progress). Otherwise a
+    /// scan that raises no event changes nothing in it.
+    public var needsScans: Bool { pressed && !suppressed }
 
     /// The `progress` interval in scans for at most `hz` per second at `sampleRateHz` (nil: none).
     public static func interval(hz: Double?, sampleRateHz: Double) -> Int64? {
         hz.map { max(1, Int64((sampleRateHz / $0).rounded())) }
     }
 
-    /// The region `p` is inside of (by `margin`), if any.
-    /// (Plain loops and branches here and below, no closures: this runs every
-    /// scan in `run`, and a debug build boxes what closures capture.)
-    func region(at p: PlatePoint?, margin: Double = 0) -> Int? {
-        guard let p else { return nil }
+    /// The region `p` is inside of (by `margin`), -1 for none.
+    @inline(__always)
+    func region(at p: PlatePoint, margin: Double = 0) -> Int {
         var i = 0
         while i < regions.count {
             if regions[i].contains(p, margin: margin) { return i }
             i += 1
         }
-        return nil
+        return -1
     }
 
-    /// The region presses outside every region belong to, if any.
-    var defaultRegion: Int? {
-        var i = 0
-        while i < regions.count {
-            if regions[i].isDefault { return i }
-            i += 1
-        }
-        return nil
-    }
-
-    func name(_ r: Int?) -> String? {
-        guard let r else { return nil }
-        return regions[r].name
-    }
-
-    func pop(_ r: Int?) -> Float {
-        if let r, let v = regions[r].popNewtons { return Float(v) }
+    @inline(__always)
+    func pop(_ r: Int) -> Float {
+        if r >= 0, let v = regions[r].popNewtons { return Float(v) }
         return panelPop
     }
 
-    func peek(_ r: Int?) -> Float {
-        if let r, let v = regions[r].peekNewtons { return Float(v) }
+    @inline(__always)
+    func peek(_ r: Int) -> Float {
+        if r >= 0, let v = regions[r].peekNewtons { return Float(v) }
         return panelPeek
     }
 
     /// The peek and pop levels for a press at `p` about to begin (the region's
     /// own, else the panel's); the driver reconfigures the classifier with them while idle.
     public func levels(at p: PlatePoint?) -> (peek: Float, pop: Float) {
-        var r = region(at: p)
-        if r == nil { r = defaultRegion }
+        var r = -1
+        if let p { r = region(at: p) }
+        if r < 0 { r = defaultIndex }
         return (peek(r), pop(r))
     }
 
-    /// One scan: `force` is the press force (above baseline), `position` the
-    /// centre of pressure, `events` the pipeline's events of this scan.
-    public mutating func scan(sample: Int64, force: Float, position: PlatePoint?, events: [ForceEvent],
-                              into out: inout [GestureEvent]) {
-        for e in events where e.kind.isGesture {
-            switch e.kind {
-            case .peek:
-                pressed = true
-                popped = false
-                left = false
-                springFired = false
-                lastMove = -(1 << 62)
-                lastProgress = -(1 << 62)
-                if regions.isEmpty {
-                    suppressed = false
-                    start = nil
-                    out.append(.press(e, region: nil))
-                    break
-                }
-                start = region(at: e.position)
-                if start == nil { start = defaultRegion }
-                current = start
-                suppressed = start == nil
-                guard let s = start else { break }
-                out.append(.press(e, region: regions[s].name))
-                if !regions[s].actions.isEmpty {
-                    out.append(.actions(region: regions[s].name, actions: regions[s].actions, sample: e.sample))
-                }
-            case .pop, .hold:
-                guard pressed && !suppressed && !left else { break }
-                out.append(.press(e, region: name(start)))
-                if e.kind == .pop, let s = start, !regions[s].actions.isEmpty, !popped {
-                    popped = true
-                    var at = position
-                    if let p = e.position { at = p }
-                    out.append(.open(region: regions[s].name, action: selected(s, at), sample: e.sample))
-                }
-            case .release:
-                guard pressed else { break }
-                pressed = false
-                guard !suppressed else { break }
-                out.append(.press(e, region: name(start)))
-                if let s = start, !regions[s].actions.isEmpty, !popped {
-                    out.append(.dismiss(region: regions[s].name, sample: e.sample))
-                }
-            default:
-                break
+    private static func stamp(_ sample: Int64) -> ForceEvent {
+        ForceEvent(kind: .peek, sample: sample, timestampNs: 0, forceNewtons: 0)
+    }
+
+    private func record(_ kind: GestureRecord.Kind, _ sample: Int64, region: Int) -> GestureRecord {
+        GestureRecord(kind: kind, event: Self.stamp(sample), region: Int16(truncatingIfNeeded: region))
+    }
+
+    /// One of the pipeline's gesture events (peek, pop, hold, release) of the
+    /// scan; `position` is the scan's centre of pressure. Others are ignored.
+    public mutating func take(_ e: ForceEvent, position: PlatePoint?, into out: inout GestureRing) {
+        switch e.kind {
+        case .peek:
+            pressed = true
+            popped = false
+            left = false
+            springFired = false
+            lastMove = -(1 << 62)
+            lastProgress = -(1 << 62)
+            if regions.isEmpty {
+                suppressed = false
+                start = -1
+                out.pushLast(GestureRecord(kind: .press, event: e, region: -1))
+                return
             }
+            start = -1
+            if let p = e.position { start = region(at: p) }
+            if start < 0 { start = defaultIndex }
+            current = start
+            suppressed = start < 0
+            guard start >= 0 else { return }
+            out.pushLast(GestureRecord(kind: .press, event: e, region: Int16(truncatingIfNeeded: start)))
+            if !regions[start].actions.isEmpty {
+                out.pushLast(record(.actions, e.sample, region: start))
+            }
+        case .pop, .hold:
+            guard pressed && !suppressed && !left else { return }
+            out.pushLast(GestureRecord(kind: .press, event: e, region: Int16(truncatingIfNeeded: start)))
+            if e.kind == .pop && start >= 0 && !regions[start].actions.isEmpty && !popped {
+                popped = true
+                var at = position
+                if let p = e.position { at = p }
+                var r = record(.open, e.sample, region: start)
+                r.action = Int16(truncatingIfNeeded: selected(start, at))
+                out.pushLast(r)
+            }
+        case .release:
+            guard pressed else { return }
+            pressed = false
+            guard !suppressed else { return }
+            out.pushLast(GestureRecord(kind: .press, event: e, region: Int16(truncatingIfNeeded: start)))
+            if start >= 0 && !regions[start].actions.isEmpty && !popped {
+                out.pushLast(record(.dismiss, e.sample, region: start))
+            }
+        default:
+            return
         }
+    }
+
+    /// After the scan's events: while a press it follows is in progress,
+    /// spring loading, moves and progress from the scan's press force and
+    /// centre of pressure.
+    public mutating func track(sample: Int64, force: Float, position: PlatePoint?, into out: inout GestureRing) {
         guard pressed && !suppressed, let p = position else { return }
         if !regions.isEmpty {
             // Leave only beyond the edge by the hysteresis, enter only inside by it.
-            if let c = current, !regions[c].contains(p, margin: Double(hysteresis)) {
-                current = nil
+            if current >= 0 && !regions[current].contains(p, margin: Double(hysteresis)) {
+                current = -1
             }
-            if current == nil, let r = region(at: p, margin: -Double(hysteresis)) {
-                current = r
-                springFired = false
+            if current < 0 {
+                let r = region(at: p, margin: -Double(hysteresis))
+                if r >= 0 {
+                    current = r
+                    springFired = false
+                }
             }
             if current != start { left = true }
-            if left, let c = current, !springFired, force >= pop(c) {
+            if left && current >= 0 && !springFired && force >= pop(current) {
                 springFired = true
-                out.append(.spring(region: regions[c].name, sample: sample, x: p.x, y: p.y))
+                var r = record(.spring, sample, region: current)
+                r.x = p.x
+                r.y = p.y
+                out.pushLast(r)
             }
         }
         if sample &- lastMove >= moveInterval {
             lastMove = sample
-            out.append(.move(sample: sample, x: p.x, y: p.y, forceNewtons: force))
+            var r = record(.move, sample, region: -1)
+            r.x = p.x
+            r.y = p.y
+            r.value = force
+            out.pushLast(r)
         }
         if let interval = progressInterval, sample &- lastProgress >= interval {
             lastProgress = sample
-            let r = left ? current : start
-            let low = peek(r) * releaseFraction, high = pop(r)
-            let value = min(1, max(0, (force - low) / (high - low)))
-            out.append(.progress(region: name(r), sample: sample, value: value))
+            let at = left ? current : start
+            let low = peek(at) * releaseFraction, high = pop(at)
+            var r = record(.progress, sample, region: at)
+            r.value = min(1, max(0, (force - low) / (high - low)))
+            out.pushLast(r)
         }
     }
 
-    /// The quick action whose horizontal band of region `s` holds `p` (the first without a position).
-    func selected(_ s: Int, _ p: PlatePoint?) -> String {
+    /// The index of the quick action whose horizontal band of region `s` holds `p` (the first without a position).
+    func selected(_ s: Int, _ p: PlatePoint?) -> Int {
         let r = regions[s]
-        guard let p, r.maxY > r.minY else { return r.actions[0] }
+        guard let p, r.maxY > r.minY else { return 0 }
         let t = (Double(p.y) - r.minY) / (r.maxY - r.minY)
-        let i = min(r.actions.count - 1, max(0, Int(t * Double(r.actions.count))))
-        return r.actions[i]
+        return min(r.actions.count - 1, max(0, Int(t * Double(r.actions.count))))
     }
 }

@@ -16,8 +16,9 @@ final class GestureControl: Sendable {
     }
 }
 
-/// The scan thread's gesture layer: each refill's scans go one at a time
-/// through the ``GestureDriver`` (the loop `replay --gestures` runs), and what
+/// The scan thread's gesture layer: each refill's scans go through the
+/// ``GestureDriver`` (the loop `replay --gestures` runs: quiet 16-scan blocks
+/// through the fast path, one scan at a time around presses), and what
 /// it decides goes to the sinks as ``ServiceEvent``s carrying a
 /// ``GestureRecord`` (regions by index: no reference counts cross the ring).
 /// Staged in a fixed ring and pushed under one lock per refill that decided
@@ -28,8 +29,8 @@ struct GestureStage {
     private var progressMilliHz: Int64 = 0
     private var staged = Ring<64, ServiceEvent>(filler: .end)
 
-    /// Events one step can stage at most: the pipeline's per scan, each with a follow-up, plus a move, a spring and a progress.
-    static let maximumPerStep = 2 * ForcePipeline.maximumEventsPerScan + 3
+    /// Events one step can stage at most: the gesture layer's, plus the pipeline's health events.
+    static let maximumPerStep = GestureDriver.maximumOutputPerStep + ForcePipeline.maximumEventsPerScan
 
     init(regions: [Region], settings: ClassifierSettings, sampleRateHz: Double, control: GestureControl) {
         driver = GestureDriver(regions: regions, settings: settings, sampleRateHz: sampleRateHz)
@@ -48,8 +49,12 @@ struct GestureStage {
             driver.setProgress(hz: want > 0 ? Double(want) / 1000 : nil)
         }
         var pushed = 0
-        for k in 0..<count {
-            driver.step(scan: base + k &* size, pipeline: &pipeline, events: &events)
+        var k = 0
+        while k < count {
+            // A quiet 16-scan block through the fast path (nothing to stage), else one scan.
+            let used = driver.advance(scans: base + k &* size, count: count &- k, size: size, pipeline: &pipeline, events: &events)
+            k &+= used
+            if driver.output.isEmpty && driver.otherEvents.isEmpty { continue }
             stage(sampleBase: sampleBase, arrivalNs: arrivalNs, monotonic: monotonic)
             if Ring<64, ServiceEvent>.capacityCount &- staged.count < Self.maximumPerStep {
                 pushed &+= output.push(staged: &staged)
@@ -79,17 +84,19 @@ struct GestureStage {
 
     /// The last step's events into the staging ring, sample numbers offset by `sampleBase`.
     private mutating func stage(sampleBase: Int64, arrivalNs: Int64, monotonic: Bool) {
-        for e in driver.otherEvents {
-            var e = e
+        var i = 0
+        while i < driver.otherEvents.count {
+            var e = driver.otherEvents[i]
             e.sample &+= sampleBase
             staged.pushLast(ServiceEvent(event: e, arrivalNs: arrivalNs, monotonicStamp: monotonic))
+            i &+= 1
         }
-        let gestures = driver.gestures
-        let press = gestures.pressRegion
-        for g in driver.output {
-            var r = GestureRecord(g, regions: gestures.regions, pressRegion: press)
+        i = 0
+        while i < driver.output.count {
+            var r = driver.output[i]
             r.sample &+= sampleBase
             staged.pushLast(ServiceEvent(event: r.event, arrivalNs: arrivalNs, monotonicStamp: monotonic, gesture: r))
+            i &+= 1
         }
     }
 }

@@ -76,24 +76,38 @@ public func traceScans(_ recording: Recording, setup: PanelSetup, from: Int, to:
     }
 }
 
-/// Classifies a recording scan by scan through the gesture layer (``GestureDriver``,
-/// the loop `run` drives too): the classifier takes each region's own levels
-/// while idle, positions come from the pipeline. - Parameter progressHz: nil for no `progress` events.
+/// Classifies a recording through the gesture layer (``GestureDriver``, the
+/// loop `run` drives too): the classifier takes each region's own levels
+/// while idle, positions come from the pipeline.
+/// - Parameters:
+///   - progressHz: nil for no `progress` events.
+///   - perScan: every scan through ``GestureDriver/step(scan:pipeline:events:)``,
+///     never a fast-path block (what `advance` must equal).
 public func replayGestures(_ recording: Recording, setup: PanelSetup, regions: [Region], progressHz: Double? = nil,
-                           moveHz: Double = 30) -> [GestureEvent] {
+                           moveHz: Double = 30, perScan: Bool = false) -> [GestureEvent] {
     var pipeline = setup.makePipeline()
     var driver = GestureDriver(regions: regions, settings: setup.settings, sampleRateHz: setup.sampleRateHz,
                                moveHz: moveHz, progressHz: progressHz)
     var ring = EventRing()
     var out: [GestureEvent] = []
+    func collect() {
+        for k in 0..<driver.output.count { out.append(driver.output[k].gestureEvent(regions: regions)) }
+    }
     let size = setup.layout.scanSize
     recording.scans.withUnsafeBytes { raw in
-        for i in 0..<recording.scanCount {
-            driver.step(scan: raw.baseAddress! + i * size, pipeline: &pipeline, events: &ring)
-            out += driver.output
+        var i = 0
+        while i < recording.scanCount {
+            if perScan {
+                driver.step(scan: raw.baseAddress! + i * size, pipeline: &pipeline, events: &ring)
+                i += 1
+            } else {
+                i += driver.advance(scans: raw.baseAddress! + i * size, count: recording.scanCount - i, size: size,
+                                    pipeline: &pipeline, events: &ring)
+            }
+            collect()
         }
     }
     driver.finish(pipeline: &pipeline, events: &ring)
-    out += driver.output
+    collect()
     return out
 }

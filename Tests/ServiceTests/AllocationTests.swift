@@ -95,12 +95,35 @@ struct GestureAllocationTests {
         }
         pass(0..<1024)
         let n = allocations { pass(1024..<scans) }
-        // Known, not yet found: a debug build still allocates about once per
-        // peek in PanelGestures.scan (closure-free since; see the README). Fails once fixed.
-        withKnownIssue("the gesture layer still allocates around its events in a debug build") {
-            #expect(n == 0, "allocations over \(scans - 1024) scans: \(n)")
-        }
+        #expect(n == 0, "allocations over \(scans - 1024) scans: \(n)")
         #expect(out > 100)
+    }
+
+    @Test("GestureDriver's block path (advance) allocates nothing, and takes idle blocks whole (progress on)")
+    func driverBlocks() throws {
+        let scans = 8 * 1024
+        var (pipeline, bytes, size) = try Self.plate(scans: scans)
+        let regions = [Region(name: "left", minX: 0, minY: 0, maxX: 0.5, maxY: 1, peekNewtons: 1.1, popNewtons: 2.7, actions: ["a", "b"]),
+                       Region(name: "right", minX: 0.5, minY: 0, maxX: 1, maxY: 1)]
+        var driver = GestureDriver(regions: regions, settings: ClassifierSettings(peekNewtons: 1.3, popNewtons: 2.9), sampleRateHz: 500, progressHz: 60)
+        var ring = EventRing()
+        var out = 0, blocks = 0
+        func pass(_ range: Range<Int>) {
+            bytes.withUnsafeBytes { raw in
+                var i = range.lowerBound
+                while i < range.upperBound {
+                    let n = driver.advance(scans: raw.baseAddress! + i * size, count: range.upperBound - i, size: size, pipeline: &pipeline, events: &ring)
+                    if n > 1 { blocks += 1 }
+                    out += driver.output.count
+                    i += n
+                }
+            }
+        }
+        pass(0..<1024)
+        let n = allocations { pass(1024..<scans) }
+        #expect(n == 0, "allocations over \(scans - 1024) scans: \(n)")
+        #expect(out > 100)
+        #expect(blocks > 100, "blocks taken whole: \(blocks)")
     }
 
     @Test("the gesture layer's per-scan steps, its records and the channel push allocate nothing per scan (progress on)")
@@ -131,9 +154,7 @@ struct GestureAllocationTests {
         }
         pass(0..<1024, record: true)   // warm up
         let n = allocations { pass(1024..<scans, record: false) }
-        withKnownIssue("the gesture layer still allocates around its events in a debug build") {
-            #expect(n == 0, "allocations over \(scans - 1024) scans: \(n)")
-        }
+        #expect(n == 0, "allocations over \(scans - 1024) scans: \(n)")
         // What the measured scans decided, counted again outside the measurement.
         let (pipeline2, _, _) = try Self.plate(scans: 1)
         var check = ClassifierStage(pipeline: pipeline2, counters: ServiceCounters(), output: channel,

@@ -20,7 +20,7 @@ public enum Kernel: String, CaseIterable, Sendable {
     case sum = "sum baseline"
     /// Baseline: libiio's iio_channel_convert per sample plus the scale.
     case iioConvert = "iio_channel_convert baseline"
-    /// Decode and classify one scan at a time through the gesture layer (`run` with regions):
+    /// Decode and classify through the gesture layer (`run` with regions):
     /// two regions, the plate's left and right halves, the left with its own levels; no progress.
     case decodeClassifyGestures = "decode+classify+gestures"
 }

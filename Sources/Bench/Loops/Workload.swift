@@ -31,6 +31,8 @@ public final class Workload: @unchecked Sendable {
     private let context: OpaquePointer
     /// The force channels in libiio, with their byte offsets and linear scale.
     private let iioChannels: [(channel: OpaquePointer, offset: Int, zero: Int64, scale: Float, width: Int, signed: Bool)]
+    /// The gesture loop's regions, made once (a measured pass allocates nothing).
+    public let benchRegions: [Region]
 
     /// Holds `recording` in memory with `setup` (default: its own calibration).
     public init(_ recording: Recording, name: String, setup: PanelSetup? = nil) throws {
@@ -99,6 +101,7 @@ public final class Workload: @unchecked Sendable {
             list.append((chn, setup.layout[slot].offset, zero, scale, c.format.storageBytes, c.format.signed))
         }
         iioChannels = list
+        benchRegions = Self.benchRegions(setup)
     }
 
     deinit {
@@ -210,8 +213,8 @@ public final class Workload: @unchecked Sendable {
 extension Workload {
     /// The regions the gesture loop runs with: the plate's left half (its own
     /// levels, 10 % below the panel's, so the classifier is reconfigured as the
-    /// finger crosses) and its right half.
-    var benchRegions: [Region] {
+    /// finger crosses) and its right half. None on a panel without positions.
+    static func benchRegions(_ setup: PanelSetup) -> [Region] {
         guard setup.positions != nil else { return [] }
         let s = setup.settings
         return [Region(name: "left", minX: 0, minY: 0, maxX: 0.5, maxY: 1, peekNewtons: Double(s.peekNewtons) * 0.9,
@@ -219,15 +222,17 @@ extension Workload {
                 Region(name: "right", minX: 0.5, minY: 0, maxX: 1, maxY: 1)]
     }
 
-    /// Decode and classify one scan at a time through the gesture layer, as `run` does with regions.
+    /// Decode and classify through the gesture layer, as `run` does with regions
+    /// (quiet blocks through the fast path, one scan at a time around presses).
     public func runDecodeClassifyGestures(events sink: inout EventSink) -> Int {
         var pipeline = setup.makePipeline()
         var driver = GestureDriver(regions: benchRegions, settings: setup.settings, sampleRateHz: setup.sampleRateHz)
         var ring = EventRing()
         var gestures = 0
         let size = setup.layout.scanSize
-        for i in 0..<scanCount {
-            driver.step(scan: scans.baseAddress! + i * size, pipeline: &pipeline, events: &ring)
+        var i = 0
+        while i < scanCount {
+            i &+= driver.advance(scans: scans.baseAddress! + i * size, count: scanCount - i, size: size, pipeline: &pipeline, events: &ring)
             gestures &+= driver.output.count
         }
         return gestures &+ Int(pipeline.counters.scans)

@@ -1,0 +1,125 @@
+/// What the gesture layer (Sources/Gestures) asks of the pipeline beyond
+/// ``ForcePipeline/process(scan:into:)``: a block fast path that it may take
+/// wherever a scan-at-a-time step would decide nothing it needs to see.
+extension ForcePipeline {
+    /// The position last decided at an event: what ``centreOfPressure``
+    /// gives while the force over its window is below the gate. Nil on a
+    /// panel without cell positions, and before any event had one.
+    @inlinable
+    public var lastDecidedPosition: PlatePoint? {
+        guard _decode.hasPositions else { return nil }
+        return _pressure.last
+    }
+
+    /// The classifier's press state, read in place (``classifier`` hands
+    /// out a copy of the whole classifier, a few hundred bytes, per read).
+    @inlinable
+    public var pressState: PressState { _classifier._state }
+
+    /// The force over which ``centreOfPressure`` is decided from the window,
+    /// newtons above the cells' tracked zeros (a quarter of the peek level).
+    @inlinable
+    public var positionGate: Float { _classifier._parameters.peek * CentreOfPressure.gateFraction }
+
+    /// Takes one block of ``Classifier/blockScans`` scans at `scans` through
+    /// the block fast path, but only a block in which nothing is decided: the
+    /// classifier takes it whole (so it raises no event), no scan in it could
+    /// raise a health event, and, with `holdingPosition` on a panel with cell
+    /// positions, ``centreOfPressure`` stays ``lastDecidedPosition`` after
+    /// each of its scans but the last (every window of four scans below the
+    /// gate, and the cells' zeros unchanged until the block's last scan).
+    /// Otherwise returns false, having changed nothing: the caller steps the
+    /// scans one at a time.
+    ///
+    /// The state it leaves is exactly that of ``process(scan:into:)`` for
+    /// each scan (the same scan step, the same classifier block), so a caller
+    /// that reads the pipeline only between scans, and needs nothing from a
+    /// scan that decides nothing, cannot tell the difference.
+    /// - Parameter holdingPosition: require the centre of pressure to stay put
+    ///   (the gesture layer picks a region's levels from it while idle).
+    /// - Complexity: O(blockScans × force channels); no allocation.
+    @inlinable
+    public mutating func processQuietBlock(_ scans: UnsafeRawPointer, holdingPosition: Bool) -> Bool {
+        #if hasFeature(Embedded) && (arch(arm) || arch(riscv32))
+        // The block path is off here (Classifier.blockPathEnabled): none of it is built.
+        return false
+        #else
+        // What process(scans:into:) and _processBlock ask before a block, in the same order.
+        guard _classifier._blockFill == 0 && _classifier._history >= 2 else { return false }
+        guard !_stuck && !_saturated && !_clipped && !_lost && !_classifier._suspended else { return false }
+        let first = _nextSample
+        guard first > 0 else { return false }
+        let positions = _decode.hasPositions
+        let holding = holdingPosition && positions
+        // The force under which no window of four scans reaches the gate: each
+        // scan's total below the zeros' total plus the gate, less a margin for
+        // the window sum's rounding (generous: a refusal only costs per-scan steps).
+        var limit = Float.infinity
+        if holding {
+            // The zeros move only where a zero block closes: at the block's last scan when aligned.
+            guard Int(truncatingIfNeeded: first) & (CentreOfPressure.zeroBlockScans &- 1) == 0 else { return false }
+            let gate = positionGate
+            let zeros = _cellZeros.total
+            limit = zeros + gate - (gate * 0.0625 + Float._abs(zeros) * 1e-5)
+            // The window's scans before the block.
+            for j in 1...(CentreOfPressure.windowScans &- 1) {
+                if _pressure.force[Int(truncatingIfNeeded: first &- Int64(j)) & 3] >= limit { return false }
+            }
+        }
+        // From here as _processBlock, on locals, until the classifier takes the block whole.
+        let stuckScans = _classifier._parameters.stuckScans
+        var last = _last
+        var state = _scan
+        var counters = _counters
+        var zeroSums = _zeroSums
+        var forces = SIMD16<Float>()
+        var stamps = InlineArray<16, Int64>(repeating: 0)
+        var changed: UInt32 = 0
+        var held = _BlockPositions()
+        guard _decode.readBlock(scans, stride: layout.scanSize, first: first, last: &last, counters: &counters,
+                                timing: _timing, positions: positions, totals: &forces, stamps: &stamps,
+                                changed: &changed, held: &held, zeroSums: &zeroSums) else { return false }
+        if holding {
+            // Every scan but the last (the caller reads the position after it again).
+            var top = forces
+            top[Classifier.blockScans &- 1] = -Float.infinity
+            if _maxLane(top) >= limit { return false }
+        }
+        var window = InlineArray<18, Float>(repeating: 0)
+        window[0] = _classifier._older
+        window[1] = _classifier._previous
+        withUnsafeMutableBytes(of: &window) { $0.storeBytes(of: forces, toByteOffset: 8, as: SIMD16<Float>.self) }
+        let baseline = _classifier._baseline, band = _classifier._parameters.touchBand
+        let advanced = withUnsafeBytes(of: &window) { raw in
+            state.advance(block: raw.baseAddress!.assumingMemoryBound(to: Float.self) + 2, changed: changed,
+                          baseline: baseline, band: band, stuckScans: stuckScans)
+        }
+        guard advanced else { return false }
+        let baselineBefore = _classifier._baseline
+        let (a, b, c) = withUnsafeBytes(of: &window) { raw in
+            (raw.loadUnaligned(as: SIMD16<Float>.self),
+             raw.loadUnaligned(fromByteOffset: 4, as: SIMD16<Float>.self),
+             raw.loadUnaligned(fromByteOffset: 8, as: SIMD16<Float>.self))
+        }
+        // Changes nothing when it refuses the block.
+        guard _classifier.stepBlock(older: a, previous: b, forces: c, firstSample: first, firstTimestampNs: stamps[0]) else {
+            return false
+        }
+        // Taken whole: commit what _processBlock (and so the per-scan steps) would have left.
+        _last = last
+        _scan = state
+        _counters = counters
+        _nextSample &+= Int64(Classifier.blockScans)
+        _saturatedRun = 0
+        _lastForce = window[Classifier.blockScans &+ 1]
+        if positions {
+            _zeroSums = zeroSums
+            _recordTail(held, forces: c, first: first, upTo: Classifier.blockScans &- 1, baseline: baselineBefore)
+        }
+        #if DEBUG
+        _checkInvariants()
+        #endif
+        return true
+        #endif
+    }
+}

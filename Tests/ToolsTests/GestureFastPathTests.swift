@@ -1,0 +1,149 @@
+import Foundation
+import TestSupport
+import Testing
+import ForceStageCore
+import ForceStageGestures
+import ForceStageFormats
+@testable import ForceStageTools
+
+/// The gesture driver's block fast path (`GestureDriver.advance`, what `run`
+/// and `replay --gestures` use) against every scan through `step`: the same
+/// gesture events, on the sliding corpus and the shared four-cell recordings,
+/// with region layouts whose levels differ (so the levels switch while idle).
+@Suite("Gestures, block fast path")
+struct GestureFastPathTests {
+    /// Region layouts, scaled to the panel's levels: halves (the bench's),
+    /// quadrants with four different levels, and a centre region with its own
+    /// levels inside a default one along the top edge.
+    static func layouts(_ s: ClassifierSettings) -> [(String, [Region])] {
+        let peek = Double(s.peekNewtons), pop = Double(s.popNewtons)
+        func levels(_ f: Double) -> (Double, Double) { (peek * f, pop * f) }
+        let (p9, q9) = levels(0.9), (p8, q8) = levels(0.8), (p11, q11) = levels(1.1), (p85, q85) = levels(0.85)
+        return [
+            ("none", []),
+            ("halves", [Region(name: "left", minX: 0, minY: 0, maxX: 0.5, maxY: 1, peekNewtons: p9, popNewtons: q9, actions: ["open", "share"]),
+                        Region(name: "right", minX: 0.5, minY: 0, maxX: 1, maxY: 1)]),
+            ("quadrants", [Region(name: "tl", minX: 0, minY: 0, maxX: 0.5, maxY: 0.5, peekNewtons: p8, popNewtons: q8, actions: ["a"]),
+                           Region(name: "tr", minX: 0.5, minY: 0, maxX: 1, maxY: 0.5, peekNewtons: p9, popNewtons: q9),
+                           Region(name: "bl", minX: 0, minY: 0.5, maxX: 0.5, maxY: 1, peekNewtons: p11, popNewtons: q11, actions: ["x", "y", "z"]),
+                           Region(name: "br", minX: 0.5, minY: 0.5, maxX: 1, maxY: 1)]),
+            ("centre", [Region(name: "centre", minX: 0.3, minY: 0.3, maxX: 0.7, maxY: 0.7, peekNewtons: p85, popNewtons: q85, actions: ["go"]),
+                        Region(name: "edge", minX: 0, minY: 0, maxX: 1, maxY: 0.3, isDefault: true)]),
+        ]
+    }
+
+    /// The events of `advance` over the whole recording (and the finish), and the blocks it took whole.
+    static func batched(_ rec: Recording, _ setup: PanelSetup, _ regions: [Region], progressHz: Double?) -> ([GestureEvent], Int) {
+        var pipeline = setup.makePipeline()
+        var driver = GestureDriver(regions: regions, settings: setup.settings, sampleRateHz: setup.sampleRateHz, progressHz: progressHz)
+        var ring = EventRing()
+        var out: [GestureEvent] = []
+        var blocks = 0
+        let size = setup.layout.scanSize
+        rec.scans.withUnsafeBytes { raw in
+            var i = 0
+            while i < rec.scanCount {
+                let n = driver.advance(scans: raw.baseAddress! + i * size, count: rec.scanCount - i, size: size, pipeline: &pipeline, events: &ring)
+                if n == Classifier.blockScans {
+                    blocks += 1
+                    #expect(driver.output.isEmpty && driver.otherEvents.isEmpty)
+                }
+                i += n
+                for k in 0..<driver.output.count { out.append(driver.output[k].gestureEvent(regions: regions)) }
+            }
+        }
+        driver.finish(pipeline: &pipeline, events: &ring)
+        for k in 0..<driver.output.count { out.append(driver.output[k].gestureEvent(regions: regions)) }
+        return (out, blocks)
+    }
+
+    /// One recording under every layout, progress on and off.
+    static func check(_ rec: Recording, _ setup: PanelSetup, _ name: String) -> (events: Int, blocks: Int, scans: Int) {
+        var events = 0, blocks = 0, scans = 0
+        for (layout, regions) in layouts(setup.settings) {
+            for progress in [nil, 60.0] as [Double?] {
+                let reference = replayGestures(rec, setup: setup, regions: regions, progressHz: progress, perScan: true)
+                let (fast, taken) = batched(rec, setup, regions, progressHz: progress)
+                #expect(fast == reference, "\(name) \(layout) progress \(progress.map { "\($0)" } ?? "off"): \(fast.count) events on the block path, \(reference.count) per scan; first difference at \((0..<min(fast.count, reference.count)).first { fast[$0] != reference[$0] } ?? min(fast.count, reference.count))")
+                // What replay --gestures (and so run) use is the block path.
+                #expect(replayGestures(rec, setup: setup, regions: regions, progressHz: progress) == fast, "\(name) \(layout)")
+                events += reference.count
+                blocks += taken
+                scans += rec.scanCount
+            }
+        }
+        return (events, blocks, scans)
+    }
+
+    @Test("Sliding corpus (seeds 21-24): the block path gives the per-scan gesture events, and takes most idle blocks whole")
+    func slidingCorpus() throws {
+        for seed in SlidingTests.seeds {
+            let rec = try Synthesizer.synthesize(SlidingTests.options(seed)).recording
+            let setup = try PanelSetup(metadata: rec.metadata, file: "slide-s\(seed).json")
+            let (events, blocks, scans) = Self.check(rec, setup, "slide-s\(seed)")
+            #expect(events > 500, "seed \(seed): \(events) events")
+            // Most of a minute of presses is idle: the fast path must carry a good part of it.
+            #expect(Double(blocks * Classifier.blockScans) > 0.3 * Double(scans), "seed \(seed): \(blocks) blocks over \(scans) scans")
+        }
+    }
+
+    @Test("Shared four-cell recordings: the block path gives the per-scan gesture events", .enabled(if: sharedRecordingsPresent, sharedSkipReason))
+    func sharedPanel4() throws {
+        for name in ["panel4-500hz-offcentre-sample.json", "panel4-500hz-sample.json", "panel4-500hz-vibration-sample.json"] {
+            let url = sharedRecordings.appendingPathComponent(name)
+            let rec = try Recording.load(url)
+            let setup = try PanelSetup(metadata: rec.metadata, file: url.path)
+            try #require(setup.positions != nil, "\(name) has cell positions")
+            let (events, blocks, scans) = Self.check(rec, setup, name)
+            #expect(events > 50, "\(name): \(events) events")
+            #expect(Double(blocks * Classifier.blockScans) > 0.3 * Double(scans), "\(name): \(blocks) blocks over \(scans) scans")
+        }
+    }
+
+    @Test("A light touch resting on a region with lower levels: the block path switches to them where the per-scan path does, and the press peeks there")
+    func lightTouchOnLowerLevels() throws {
+        typealias T = GestureTests.Touch
+        // Right: the panel's levels (peek 1.3 N). Left: its own, peek 0.8 N.
+        let right = GestureTests.right
+        let left = Region(name: "left", minX: 0, minY: 0, maxX: 0.5, maxY: 1, peekNewtons: 0.8, popNewtons: 2.0)
+        // A press on the right (the last position decided is there), then a
+        // steady 1.0 N touch on the left: above the left's peek, below the
+        // panel's, and quiet enough for a fast-path block under the panel's levels.
+        var touches = GestureTests.idle(600)
+        touches += GestureTests.ramp(T(x: 0.8, y: 0.5, force: 0), T(x: 0.8, y: 0.5, force: 2.0), 40)
+        touches += Array(repeating: T(x: 0.8, y: 0.5, force: 2.0), count: 100)
+        touches += GestureTests.ramp(T(x: 0.8, y: 0.5, force: 2.0), T(x: 0.8, y: 0.5, force: 0), 20)
+        touches += GestureTests.idle(400)
+        touches += GestureTests.ramp(T(x: 0.2, y: 0.5, force: 0), T(x: 0.2, y: 0.5, force: 1.0), 200)
+        touches += Array(repeating: T(x: 0.2, y: 0.5, force: 1.0), count: 800)
+        touches += GestureTests.ramp(T(x: 0.2, y: 0.5, force: 1.0), T(x: 0.2, y: 0.5, force: 0), 40)
+        touches += GestureTests.idle(400)
+        let (rec, setup) = try GestureTests.recording(touches)
+        let reference = replayGestures(rec, setup: setup, regions: [left, right], perScan: true)
+        let (fast, blocks) = Self.batched(rec, setup, [left, right], progressHz: nil)
+        #expect(GestureTests.kinds(reference) == ["peek(right)", "release(right)", "peek(left)", "hold(left)", "release(left)"], "\(GestureTests.kinds(reference))")
+        #expect(fast == reference, "\(GestureTests.kinds(fast))")
+        #expect(blocks > 50, "blocks taken whole: \(blocks)")
+    }
+
+    @Test("A slow touch that reaches a region's low peek inside the panel's touch band: the levels switch at the scan where the position is decided, not at the next block")
+    func switchInsideABlock() throws {
+        typealias T = GestureTests.Touch
+        // The panel: peek 1.3 N, touch band 0.39 N, position gate 0.325 N. Left: peek 0.35 N,
+        // inside the panel's touch band, so a block under the panel's levels that rises
+        // through the gate and past 0.35 N is at rest for the classifier, and quiet.
+        let right = GestureTests.right
+        let left = Region(name: "left", minX: 0, minY: 0, maxX: 0.5, maxY: 1, peekNewtons: 0.35, popNewtons: 1.5)
+        var touches = GestureTests.idle(600)
+        touches += GestureTests.ramp(T(x: 0.2, y: 0.5, force: 0), T(x: 0.2, y: 0.5, force: 0.38), 100)
+        touches += Array(repeating: T(x: 0.2, y: 0.5, force: 0.38), count: 300)
+        touches += GestureTests.ramp(T(x: 0.2, y: 0.5, force: 0.38), T(x: 0.2, y: 0.5, force: 0), 40)
+        touches += GestureTests.idle(300)
+        let (rec, setup) = try GestureTests.recording(touches)
+        let reference = replayGestures(rec, setup: setup, regions: [left, right], perScan: true)
+        let (fast, blocks) = Self.batched(rec, setup, [left, right], progressHz: nil)
+        #expect(GestureTests.kinds(reference).first == "peek(left)", "\(GestureTests.kinds(reference))")
+        #expect(fast == reference, "block path \(fast.prefix(2)), per scan \(reference.prefix(2))")
+        #expect(blocks > 30, "blocks taken whole: \(blocks)")
+    }
+}
