@@ -102,7 +102,7 @@ kill -TERM $A; wait $A; echo $? > "$O/actuator.rc"
 step uinput-emulated
 # The README's try-it-without-a-sensor: the emulator replays the press recording (half speed, so
 # evtest is reading before the first press) into run --uinput with the default key map.
-timeout 90 "$FS" emulate --speed 0.5 "$O/test-panel.json" -- "$FS" run --uinput --exit-on-timeout --timeout-ms 1000 \
+timeout 90 "$FS" emulate --speed 0.5 "$O/test-panel.json" -- "$FS" run --calibration "{recording}" --uinput --exit-on-timeout --timeout-ms 1000 \
     > "$O/emu-uinput.events" 2> "$O/emu-uinput.err" &
 P=$!
 N=
