@@ -3,9 +3,10 @@ import PackageDescription
 
 // The house (README, "Map of the house"): arrows point inward, toward Core.
 //
-//   CLI (forcestage) ──► ServiceCommand (run, status) ──► Service ──► IIO ──► Core
-//   forcestage-service ──► ServiceCommand, CommandLine   (no Foundation: FoundationEssentials at most)
-//        └──► CommandLine (options, failures) ──► Formats, IIO
+//   CLI (forcestage) ──► ServiceCommand (run, status as ArgumentParser commands) ──► ServiceRun
+//   forcestage-service ──► ServiceRun (run, status: options, own parser, execution) ──► Service ──► IIO ──► Core
+//        (no Foundation, no ArgumentParser: FoundationEssentials at most)
+//   CLI ──► CommandLine (options, runCommandLine) ──► Formats, IIO
 //        │                  └──────► Formats ──► Gestures ──► Core
 //        └──► Tools ──► Formats
 //   Bench (forcestage-bench) ──► CommandLine, Tools, Formats, Core, malloc-interposer
@@ -111,25 +112,34 @@ let package = Package(
             ],
             path: "Sources/CommandLine"
         ),
-        // The service's commands (run, status), shared by `forcestage` and
-        // `forcestage-service`; like everything they link, no Foundation
+        // The service's commands (run, status) as typed options, their checks, their
+        // execution and `forcestage-service`'s own parser of them; shared by both
+        // programs. No ArgumentParser and, like everything it links, no Foundation
         // (FoundationEssentials at most), so the service loads no ICU.
+        .target(
+            name: "ForceStageServiceRun",
+            dependencies: [
+                "ForceStageCore", "ForceStageFormats", "ForceStageIIO", "ForceStageService",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Sources/ServiceRun"
+        ),
+        // `run` and `status` as `forcestage` parses them (ArgumentParser), over ServiceRun.
         .target(
             name: "ForceStageServiceCommand",
             dependencies: [
-                "ForceStageCore", "ForceStageFormats", "ForceStageIIO", "ForceStageService", "ForceStageCommandLine",
+                "ForceStageCore", "ForceStageFormats", "ForceStageIIO", "ForceStageService", "ForceStageServiceRun",
+                "ForceStageCommandLine",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/ServiceCommand"
         ),
-        // `forcestage-service`: run and status, the long-lived service's program.
+        // `forcestage-service`: run and status, the long-lived service's program;
+        // links no swift-argument-parser.
         .executableTarget(
             name: "forcestage-service",
-            dependencies: [
-                "ForceStageFormats", "ForceStageServiceCommand", "ForceStageCommandLine",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
+            dependencies: ["ForceStageFormats", "ForceStageServiceRun"],
             path: "Sources/ServiceMain"
         ),
         // CLI: `forcestage`, one thin file per subcommand.

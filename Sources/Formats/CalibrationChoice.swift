@@ -40,6 +40,11 @@ public enum CalibrationChoice: Sendable {
             self.profilePath = profilePath
             self.calibrationPath = calibrationPath
         }
+
+        /// The usage message when both `--profile` and `--calibration` are given, else `nil`.
+        public var conflict: String? {
+            profilePath != nil && calibrationPath != nil ? "give --profile or --calibration, not both" : nil
+        }
     }
 
     /// Applies the rule.
