@@ -11,6 +11,7 @@ import PackageDescription
 //        └──► Tools ──► Formats
 //   Bench (forcestage-bench) ──► CommandLine, Tools, Formats, Core, malloc-interposer
 //   hardware/emulator ──► Formats, Core
+//   FormatsURL (URL/Data forms) ──► Formats; used by Tools, CLI, CommandLine, Bench, the emulator, never the service
 //   Clock (the one monotonic clock) ◄── Formats, IIO and every host module above
 //
 // The shipped `forcestage` never links Bench or malloc-interposer.
@@ -24,7 +25,7 @@ let package = Package(
         .executable(name: "forcestage-bench", targets: ["forcestage-bench"]),
         .library(name: "ForceStageCore", targets: ["ForceStageCore"]),
         .library(name: "ForceStageGestures", targets: ["ForceStageGestures"]),
-        .library(name: "ForceStageFormats", targets: ["ForceStageFormats"]),
+        .library(name: "ForceStageFormats", targets: ["ForceStageFormats", "ForceStageFormatsURL"]),
         .library(name: "ForceStageTools", targets: ["ForceStageTools"]),
         .library(name: "ForceStageIIO", targets: ["ForceStageIIO"]),
         .library(name: "ForceStageService", targets: ["ForceStageService"]),
@@ -61,10 +62,18 @@ let package = Package(
         ),
         // Formats: recordings, profiles (TOML), event lines (JSON), their
         // limits and the exclusive file writer; each read once into a typed value.
+        // No Foundation: files by path, contents as bytes, so the service links none.
         .target(
             name: "ForceStageFormats",
             dependencies: ["ForceStageClock", "ForceStageCore", "ForceStageGestures"],
             path: "Sources/Formats"
+        ),
+        // The `URL`/`Data` forms of Formats' file API (Profile.load(URL), Recording.write(to:),
+        // AtomicFile.write(Data, to:), ...), thin wrappers for everything but the service.
+        .target(
+            name: "ForceStageFormatsURL",
+            dependencies: ["ForceStageFormats"],
+            path: "Sources/FormatsURL"
         ),
         // libiio's C API, linked through pkg-config.
         .systemLibrary(
@@ -93,13 +102,13 @@ let package = Package(
         // calibration workflow.
         .target(
             name: "ForceStageTools",
-            dependencies: ["ForceStageCore", "ForceStageGestures", "ForceStageFormats"],
+            dependencies: ["ForceStageCore", "ForceStageGestures", "ForceStageFormats", "ForceStageFormatsURL"],
             path: "Sources/Tools"
         ),
         // Plays the kernel's IIO ABI from a recording inside a private mount namespace.
         .target(
             name: "ForceStageEmulator",
-            dependencies: ["ForceStageClock", "ForceStageCore", "ForceStageFormats"],
+            dependencies: ["ForceStageClock", "ForceStageCore", "ForceStageFormats", "ForceStageFormatsURL"],
             path: "hardware/emulator"
         ),
         // The command line both programs share: the option groups (PanelOptions:
@@ -107,7 +116,7 @@ let package = Package(
         .target(
             name: "ForceStageCommandLine",
             dependencies: [
-                "ForceStageFormats", "ForceStageIIO",
+                "ForceStageFormats", "ForceStageFormatsURL", "ForceStageIIO",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/CommandLine"
@@ -150,6 +159,7 @@ let package = Package(
                 "ForceStageCore",
                 "ForceStageGestures",
                 "ForceStageFormats",
+                "ForceStageFormatsURL",
                 "ForceStageTools",
                 "ForceStageIIO",
                 "ForceStageEmulator",
@@ -174,7 +184,7 @@ let package = Package(
         .executableTarget(
             name: "forcestage-bench",
             dependencies: [
-                "ForceStageCore", "ForceStageFormats", "ForceStageTools", "ForceStageBench", "ForceStageCommandLine",
+                "ForceStageCore", "ForceStageFormats", "ForceStageFormatsURL", "ForceStageTools", "ForceStageBench", "ForceStageCommandLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/Bench/Command"

@@ -5,6 +5,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import ForceStageFormats
+import ForceStageFormatsURL
 
 /// The panel's calibration on the command line: `--profile` or `--calibration`,
 /// declared once for every command that classifies. Which one wins over a

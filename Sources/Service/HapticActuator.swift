@@ -1,11 +1,6 @@
 import ForceStageClock
 import ForceStageIIO
 import ForceStageFormats
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 #if canImport(Glibc)
 import Glibc
 #endif

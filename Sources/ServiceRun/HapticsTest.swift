@@ -1,10 +1,5 @@
 import ForceStageFormats
 import ForceStageService
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -14,7 +9,7 @@ extension RunOptions {
     /// plus 50 ms apart, and prints how long each play took (call to write returning).
     func runHapticsTest(profile path: String, taps: Int) throws(CommandFailure) {
         let profile: Profile
-        do { profile = try Profile.load(URL(fileURLWithPath: path)) } catch { throw CommandFailure(.badInput, error.description) }
+        do { profile = try Profile.load(path: path) } catch { throw CommandFailure(.badInput, error.description) }
         guard let settings = profile.haptics else {
             throw CommandFailure(.badInput, "\(path) has no [haptics] table; add one naming the actuator (device = \"/dev/input/eventN\")")
         }

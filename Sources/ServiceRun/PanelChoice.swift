@@ -12,7 +12,7 @@ extension CalibrationChoice.Candidates {
     public func choice(for device: IIODevice) throws(CommandFailure) -> CalibrationChoice? {
         var candidates = self
         candidates.device = (device.name ?? device.id, device.label)
-        candidates.library = profileDirectory()
+        candidates.libraryPath = profileDirectoryPath()
         do { return try CalibrationChoice.choose(candidates) } catch { throw badInput(error) }
     }
 }
