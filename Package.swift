@@ -3,13 +3,15 @@ import PackageDescription
 
 // The house (README, "Map of the house"): arrows point inward, toward Core.
 //
-//   CLI (forcestage) ──► ServiceCommand (run, status) ──► Service ──► IIO ──► Core
-//   forcestage-service ──► ServiceCommand, CommandLine   (no Foundation: FoundationEssentials at most)
-//        └──► CommandLine (options, failures) ──► Formats, IIO
+//   CLI (forcestage) ──► ServiceCommand (run, status as ArgumentParser commands) ──► ServiceRun
+//   forcestage-service ──► ServiceRun (run, status: options, own parser, execution) ──► Service ──► IIO ──► Core
+//        (no Foundation, no ArgumentParser: FoundationEssentials at most)
+//   CLI ──► CommandLine (options, runCommandLine) ──► Formats, IIO
 //        │                  └──────► Formats ──► Gestures ──► Core
 //        └──► Tools ──► Formats
 //   Bench (forcestage-bench) ──► CommandLine, Tools, Formats, Core, malloc-interposer
 //   hardware/emulator ──► Formats, Core
+//   FormatsURL (URL/Data forms) ──► Formats; used by Tools, CLI, CommandLine, Bench, the emulator, never the service
 //   Clock (the one monotonic clock) ◄── Formats, IIO and every host module above
 //
 // The shipped `forcestage` never links Bench or malloc-interposer.
@@ -23,7 +25,7 @@ let package = Package(
         .executable(name: "forcestage-bench", targets: ["forcestage-bench"]),
         .library(name: "ForceStageCore", targets: ["ForceStageCore"]),
         .library(name: "ForceStageGestures", targets: ["ForceStageGestures"]),
-        .library(name: "ForceStageFormats", targets: ["ForceStageFormats"]),
+        .library(name: "ForceStageFormats", targets: ["ForceStageFormats", "ForceStageFormatsURL"]),
         .library(name: "ForceStageTools", targets: ["ForceStageTools"]),
         .library(name: "ForceStageIIO", targets: ["ForceStageIIO"]),
         .library(name: "ForceStageService", targets: ["ForceStageService"]),
@@ -60,10 +62,18 @@ let package = Package(
         ),
         // Formats: recordings, profiles (TOML), event lines (JSON), their
         // limits and the exclusive file writer; each read once into a typed value.
+        // No Foundation: files by path, contents as bytes, so the service links none.
         .target(
             name: "ForceStageFormats",
             dependencies: ["ForceStageClock", "ForceStageCore", "ForceStageGestures"],
             path: "Sources/Formats"
+        ),
+        // The `URL`/`Data` forms of Formats' file API (Profile.load(URL), Recording.write(to:),
+        // AtomicFile.write(Data, to:), ...), thin wrappers for everything but the service.
+        .target(
+            name: "ForceStageFormatsURL",
+            dependencies: ["ForceStageFormats"],
+            path: "Sources/FormatsURL"
         ),
         // libiio's C API, linked through pkg-config.
         .systemLibrary(
@@ -92,13 +102,13 @@ let package = Package(
         // calibration workflow.
         .target(
             name: "ForceStageTools",
-            dependencies: ["ForceStageCore", "ForceStageGestures", "ForceStageFormats"],
+            dependencies: ["ForceStageCore", "ForceStageGestures", "ForceStageFormats", "ForceStageFormatsURL"],
             path: "Sources/Tools"
         ),
         // Plays the kernel's IIO ABI from a recording inside a private mount namespace.
         .target(
             name: "ForceStageEmulator",
-            dependencies: ["ForceStageClock", "ForceStageCore", "ForceStageFormats"],
+            dependencies: ["ForceStageClock", "ForceStageCore", "ForceStageFormats", "ForceStageFormatsURL"],
             path: "hardware/emulator"
         ),
         // The command line both programs share: the option groups (PanelOptions:
@@ -106,30 +116,39 @@ let package = Package(
         .target(
             name: "ForceStageCommandLine",
             dependencies: [
-                "ForceStageFormats", "ForceStageIIO",
+                "ForceStageFormats", "ForceStageFormatsURL", "ForceStageIIO",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/CommandLine"
         ),
-        // The service's commands (run, status), shared by `forcestage` and
-        // `forcestage-service`; like everything they link, no Foundation
+        // The service's commands (run, status) as typed options, their checks, their
+        // execution and `forcestage-service`'s own parser of them; shared by both
+        // programs. No ArgumentParser and, like everything it links, no Foundation
         // (FoundationEssentials at most), so the service loads no ICU.
+        .target(
+            name: "ForceStageServiceRun",
+            dependencies: [
+                "ForceStageCore", "ForceStageFormats", "ForceStageIIO", "ForceStageService",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Sources/ServiceRun"
+        ),
+        // `run` and `status` as `forcestage` parses them (ArgumentParser), over ServiceRun.
         .target(
             name: "ForceStageServiceCommand",
             dependencies: [
-                "ForceStageCore", "ForceStageFormats", "ForceStageIIO", "ForceStageService", "ForceStageCommandLine",
+                "ForceStageCore", "ForceStageFormats", "ForceStageIIO", "ForceStageService", "ForceStageServiceRun",
+                "ForceStageCommandLine",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/ServiceCommand"
         ),
-        // `forcestage-service`: run and status, the long-lived service's program.
+        // `forcestage-service`: run and status, the long-lived service's program;
+        // links no swift-argument-parser.
         .executableTarget(
             name: "forcestage-service",
-            dependencies: [
-                "ForceStageFormats", "ForceStageServiceCommand", "ForceStageCommandLine",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
+            dependencies: ["ForceStageFormats", "ForceStageServiceRun"],
             path: "Sources/ServiceMain"
         ),
         // CLI: `forcestage`, one thin file per subcommand.
@@ -140,6 +159,7 @@ let package = Package(
                 "ForceStageCore",
                 "ForceStageGestures",
                 "ForceStageFormats",
+                "ForceStageFormatsURL",
                 "ForceStageTools",
                 "ForceStageIIO",
                 "ForceStageEmulator",
@@ -164,7 +184,7 @@ let package = Package(
         .executableTarget(
             name: "forcestage-bench",
             dependencies: [
-                "ForceStageCore", "ForceStageFormats", "ForceStageTools", "ForceStageBench", "ForceStageCommandLine",
+                "ForceStageCore", "ForceStageFormats", "ForceStageFormatsURL", "ForceStageTools", "ForceStageBench", "ForceStageCommandLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/Bench/Command"

@@ -17,7 +17,7 @@ echo "binary $bin: $(stat -c %s "$bin") bytes, stripped $(stat -c %s "$work/stri
 service="$(dirname "$bin")/forcestage-service"
 if [ -x "$service" ]; then
     cp "$service" "$work/service-stripped" && strip "$work/service-stripped"
-    echo "service $service (run execs it): $(stat -c %s "$service") bytes, stripped $(stat -c %s "$work/service-stripped") bytes, $(ldd "$service" | wc -l) shared libraries (ldd lines), Foundation libraries: $(ldd "$service" | grep -cE 'libFoundation\.so|libFoundationInternationalization|lib_FoundationICU')"
+    echo "service $service (run execs it): $(stat -c %s "$service") bytes, stripped $(stat -c %s "$work/service-stripped") bytes, $(ldd "$service" | wc -l) shared libraries (ldd lines), Foundation libraries: $(ldd "$service" | grep -cE 'libFoundation(Essentials)?\.so|libFoundationInternationalization|lib_FoundationICU')"
 fi
 "$bin" synth --panel fsr-ads1115 --seed 1 --duration $((seconds + 30)) -o "$work/fsr.json" >/dev/null
 

@@ -7,81 +7,9 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-import ForceStageFormats
-
-/// The exit statuses every command of `forcestage` and `forcestage-bench`
-/// uses (README, "Limits, errors and fuzzing"): the only exit-code convention.
-public enum ExitStatus: Int32, Sendable {
-    /// A device, service or run-time fault: no such device, lost sensor,
-    /// socket unusable, no service answering, a threshold not met.
-    case deviceFault = 1
-    /// A bad input file or value in one: recording, profile, calibration.
-    case badInput = 2
-    /// An interactive session ended before it was complete; nothing saved.
-    case incomplete = 3
-    /// The environment lacks what the command needs (root, unshare, namespaces).
-    case environment = 4
-    /// A service that took too long: `status` got no connection or no answer within `--timeout`.
-    case timedOut = 5
-    /// A command-line usage error: unknown option, missing or out-of-range value.
-    case usage = 64
-    /// An internal error: a bug; please report it with the command line.
-    case internalError = 70
-    /// Ctrl-C (SIGINT) ended an interactive session: 128 + 2, as a shell reports it.
-    case interrupted = 130
-}
-
-/// The one error type commands end with: printed as one line,
-/// `forcestage COMMAND: MESSAGE`, and the process exits with `status`.
-public struct CommandFailure: Error, CustomStringConvertible, Sendable {
-    public var status: ExitStatus
-    public var message: String
-    /// The program and subcommand (`forcestage run`), filled in by ``runCommandLine(_:)``.
-    public var command: String?
-
-    public init(_ status: ExitStatus, _ message: String) {
-        self.status = status
-        self.message = message
-    }
-
-    /// A failure whose status another layer decided as a number (the service's
-    /// start errors); an unknown number is an internal error.
-    public init(code: Int32, _ message: String) {
-        self.init(ExitStatus(rawValue: code) ?? .internalError, message)
-    }
-
-    public var description: String { "\(command ?? "forcestage"): \(message)" }
-}
-
-/// A bad input file: the status is always ``ExitStatus/badInput``.
-public func badInput(_ error: InputError) -> CommandFailure { CommandFailure(.badInput, error.description) }
-
-/// Prints one line on stderr.
-public func printError(_ line: String) {
-    writeAll(STDERR_FILENO, line + "\n")
-}
-
-/// Writes a line to standard output, unbuffered enough for pipes.
-public func emit(_ line: String) {
-    writeAll(STDOUT_FILENO, line + "\n")
-}
-
-/// The whole text to `fd` (retrying short writes and EINTR); a closed pipe
-/// loses the text instead of ending the process.
-private func writeAll(_ fd: Int32, _ text: String) {
-    let bytes = Array(text.utf8)
-    bytes.withUnsafeBytes { buffer in
-        var offset = 0
-        while offset < buffer.count {
-            let n = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-            if n < 0 {
-                if errno == EINTR { continue }
-                return
-            }
-            offset += n
-        }
-    }
-}
+// ExitStatus, CommandFailure, printError and emit live in ForceStageFormats, where
+// the service's modules (which link no ArgumentParser) use them too.
+@_exported import ForceStageFormats
 
 /// Parses, validates and runs `Root` (a program's root command); every failure
 /// is one line naming the program and subcommand, and a documented

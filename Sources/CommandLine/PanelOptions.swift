@@ -5,6 +5,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import ForceStageFormats
+import ForceStageFormatsURL
 
 /// The panel's calibration on the command line: `--profile` or `--calibration`,
 /// declared once for every command that classifies. Which one wins over a
@@ -20,7 +21,7 @@ public struct CalibrationOptions: ParsableArguments, Sendable {
     public init() {}
 
     public func validate() throws {
-        if profile != nil && calibration != nil { throw ValidationError("give --profile or --calibration, not both") }
+        if let problem = candidates.conflict { throw ValidationError(problem) }
     }
 
     /// The command-line part of ``CalibrationChoice/Candidates``.
@@ -58,18 +59,12 @@ public struct PanelOptions: ParsableArguments {
 /// the message names the flag, the range and the unit. Called from each
 /// command's `validate()`, so no unchecked number reaches a computation.
 public func checkOption(_ value: Double?, _ flag: String, _ range: ClosedRange<Double>, _ unit: String) throws {
-    guard let value else { return }
-    guard value.isFinite, range.contains(value) else {
-        throw ValidationError("\(flag) must be a number from \(JSON.format(range.lowerBound)) to \(JSON.format(range.upperBound)) \(unit), got \(value)")
-    }
+    if let problem = OptionBounds.problem(value, flag, range, unit) { throw ValidationError(problem) }
 }
 
 /// The same for an integer option.
 public func checkOption(_ value: Int?, _ flag: String, _ range: ClosedRange<Int>, _ unit: String) throws {
-    guard let value else { return }
-    guard range.contains(value) else {
-        throw ValidationError("\(flag) must be from \(range.lowerBound) to \(range.upperBound) \(unit), got \(value)")
-    }
+    if let problem = OptionBounds.problem(value, flag, range, unit) { throw ValidationError(problem) }
 }
 
 /// Loads a recording; a bad one is a ``CommandFailure`` with status bad input.

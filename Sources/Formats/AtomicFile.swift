@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -16,13 +11,15 @@ import Glibc
 /// killed is removed by the next save (only regular files of this user whose
 /// writer process is gone).
 public enum AtomicFile {
-    /// Writes `data` to a fresh temporary file beside `url`, fsyncs it,
-    /// renames it over `url` and fsyncs the directory.
-    public static func write(_ data: Data, to url: URL) throws {
-        let directory = url.deletingLastPathComponent()
-        let prefix = temporaryPrefix(for: url)
-        let dfd = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard dfd >= 0 else { throw POSIXFailure(operation: "open the directory", path: directory.path) }
+    /// Writes `data` to a fresh temporary file beside `path` (made absolute as
+    /// ``PathText/absolute(_:)`` makes it), fsyncs it, renames it over `path`
+    /// and fsyncs the directory.
+    public static func write(_ data: [UInt8], toPath path: String) throws {
+        let path = PathText.absolute(path)
+        let directory = PathText.deletingLastComponent(path)
+        let prefix = temporaryPrefix(forPath: path)
+        let dfd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard dfd >= 0 else { throw POSIXFailure(operation: "open the directory", path: directory) }
         defer { close(dfd) }
         removeStaleTemporaries(directoryFD: dfd, names: directory, prefix: prefix)
 
@@ -33,7 +30,7 @@ public enum AtomicFile {
             fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
             if fd >= 0 || errno != EEXIST { break }
         }
-        let temporaryPath = directory.appendingPathComponent(name).path
+        let temporaryPath = PathText.appending(directory, name)
         guard fd >= 0 else { throw POSIXFailure(operation: "create", path: temporaryPath) }
         var renamed = false
         defer {
@@ -55,15 +52,15 @@ public enum AtomicFile {
         if failure == nil && fsync(fd) != 0 { failure = POSIXFailure(operation: "fsync", path: temporaryPath) }
         if close(fd) != 0 && failure == nil { failure = POSIXFailure(operation: "close", path: temporaryPath) }
         if let failure { throw failure }
-        guard renameat(dfd, name, dfd, url.lastPathComponent) == 0 else {
-            throw POSIXFailure(operation: "rename", path: url.path)
+        guard renameat(dfd, name, dfd, PathText.lastComponent(path)) == 0 else {
+            throw POSIXFailure(operation: "rename", path: path)
         }
         renamed = true
         fsync(dfd)
     }
 
-    /// The name prefix of `url`'s temporaries: `.NAME.tmp-`; the full name adds `PID-RANDOM`.
-    public static func temporaryPrefix(for url: URL) -> String { ".\(url.lastPathComponent).tmp-" }
+    /// The name prefix of `path`'s temporaries: `.NAME.tmp-`; the full name adds `PID-RANDOM`.
+    public static func temporaryPrefix(forPath path: String) -> String { ".\(PathText.lastComponent(PathText.absolute(path))).tmp-" }
 
     /// 16 hex digits from the system's random source.
     static func randomToken() -> String {
@@ -74,8 +71,8 @@ public enum AtomicFile {
     }
 
     /// Removes `prefix<pid>-<random>` regular files of this user whose process is gone.
-    static func removeStaleTemporaries(directoryFD dfd: Int32, names directory: URL, prefix: String) {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return }
+    static func removeStaleTemporaries(directoryFD dfd: Int32, names directory: String, prefix: String) {
+        guard let names = PathText.directoryEntries(directory) else { return }
         for name in names where name.hasPrefix(prefix) {
             let rest = name.dropFirst(prefix.count)
             guard let dash = rest.firstIndex(of: "-"), let pid = Int32(rest[..<dash]), pid > 0, pid != getpid() else { continue }

@@ -1,9 +1,4 @@
 import ForceStageCore
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -34,11 +29,16 @@ public enum CalibrationChoice: Sendable {
         /// The live device's name and label.
         public var device: (name: String, label: String?)?
         /// The directory of profiles to pick the best match for `device` from.
-        public var library: URL?
+        public var libraryPath: String?
 
         public init(profilePath: String? = nil, calibrationPath: String? = nil) {
             self.profilePath = profilePath
             self.calibrationPath = calibrationPath
+        }
+
+        /// The usage message when both `--profile` and `--calibration` are given, else `nil`.
+        public var conflict: String? {
+            profilePath != nil && calibrationPath != nil ? "give --profile or --calibration, not both" : nil
         }
     }
 
@@ -47,9 +47,9 @@ public enum CalibrationChoice: Sendable {
     /// - Returns: the choice, or `nil` when no candidate holds a calibration.
     /// - Throws: ``InputError`` when a named file does not read or holds no calibration.
     public static func choose(_ c: Candidates) throws(InputError) -> CalibrationChoice? {
-        if let path = c.profilePath { return .profile(try Profile.load(URL(fileURLWithPath: path))) }
+        if let path = c.profilePath { return .profile(try Profile.load(path: path)) }
         if let path = c.calibrationPath {
-            let metadata = try RecordingMetadata.load(URL(fileURLWithPath: path))
+            let metadata = try RecordingMetadata.load(path: path)
             guard let calibration = metadata.calibration else {
                 throw InputError(file: path, key: "calibration", problem: "the recording has no calibration",
                                  hint: "pass a recording with a calibration block, or --profile PROFILE.toml")
@@ -60,7 +60,7 @@ public enum CalibrationChoice: Sendable {
             return .recording(path: path, metadata: metadata, calibration: calibration)
         }
         guard let device = c.device else { return nil }
-        if let dir = c.library, let library = try? ProfileLibrary(directory: dir),
+        if let dir = c.libraryPath, let library = try? ProfileLibrary(directoryPath: dir),
            let best = library.best(deviceName: device.name, label: device.label) {
             return .profile(best.profile)
         }
@@ -71,7 +71,7 @@ public enum CalibrationChoice: Sendable {
     public var name: String {
         switch self {
         case .profile(let p): return "profile \(p.name)"
-        case .recording(let path, _, _): return "calibration of \(URL(fileURLWithPath: path).lastPathComponent)"
+        case .recording(let path, _, _): return "calibration of \(PathText.lastComponent(PathText.absolute(path)))"
         }
     }
 

@@ -41,30 +41,28 @@ extension Double {
 #if canImport(Glibc)
 import Glibc
 #endif
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 
 /// Reads a whole regular file of at most `limit` bytes; the error names the
 /// file, says why (errno's text, never a Foundation domain) and what to do.
-public func readBounded(_ url: URL, limit: Int, what: String, hint: String) throws(InputError) -> [UInt8] {
-    let fd = open(url.path, O_RDONLY | O_CLOEXEC)
+///
+/// - Parameter path: the file, made absolute as ``PathText/absolute(_:)`` makes it (messages name it so).
+public func readBounded(path: String, limit: Int, what: String, hint: String) throws(InputError) -> [UInt8] {
+    let path = PathText.absolute(path)
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
     guard fd >= 0 else {
         let reason = String(cString: strerror(errno))
-        throw InputError(file: url.path, problem: "cannot read the \(what): \(reason)", hint: hint)
+        throw InputError(file: path, problem: "cannot read the \(what): \(reason)", hint: hint)
     }
     defer { close(fd) }
     var st = stat()
     guard fstat(fd, &st) == 0 else {
-        throw InputError(file: url.path, problem: "cannot read the \(what): \(String(cString: strerror(errno)))", hint: hint)
+        throw InputError(file: path, problem: "cannot read the \(what): \(String(cString: strerror(errno)))", hint: hint)
     }
     guard (st.st_mode & S_IFMT) == S_IFREG else {
-        throw InputError(file: url.path, problem: "the \(what) is not a regular file", hint: "name a file, not a directory or device")
+        throw InputError(file: path, problem: "the \(what) is not a regular file", hint: "name a file, not a directory or device")
     }
     guard st.st_size <= limit else {
-        throw InputError(file: url.path, problem: "the \(what) is \(st.st_size) bytes, more than the \(limit)-byte limit",
+        throw InputError(file: path, problem: "the \(what) is \(st.st_size) bytes, more than the \(limit)-byte limit",
                          hint: "see the README's Limits table; is this the right file?")
     }
     var bytes = [UInt8](repeating: 0, count: Int(st.st_size))
@@ -73,7 +71,7 @@ public func readBounded(_ url: URL, limit: Int, what: String, hint: String) thro
         let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, $0.count - filled) }
         if n < 0 && errno == EINTR { continue }
         guard n >= 0 else {
-            throw InputError(file: url.path, problem: "cannot read the \(what): \(String(cString: strerror(errno)))", hint: hint)
+            throw InputError(file: path, problem: "cannot read the \(what): \(String(cString: strerror(errno)))", hint: hint)
         }
         if n == 0 { break }
         filled += n

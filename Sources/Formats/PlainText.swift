@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 // The few text operations the service path used from Foundation (`import
 // Foundation` loads ICU; README, "Footprint"), done on Unicode scalars as
 // Foundation does them, never on grapheme clusters (where "\r\n" is one Character).
@@ -57,6 +61,81 @@ public enum PathText {
         guard let slash = trimmed.lastIndex(of: "/") else { return "" }
         let head = withoutTrailingSlashes(String(trimmed[..<slash]))
         return head.isEmpty ? "/" : head
+    }
+
+    /// `path` made absolute as `URL(fileURLWithPath:).path` makes it, so messages
+    /// name files as they did when the formats read through `URL`: a leading `~`
+    /// or `~user` is the home directory; an absolute path keeps its text but
+    /// not its trailing slashes; a relative one is joined to the working
+    /// directory with its `.` and `..` components resolved.
+    public static func absolute(_ path: String) -> String {
+        var path = path
+        if path.hasPrefix("~") {
+            let end = path.firstIndex(of: "/") ?? path.endIndex
+            let user = String(path[path.index(after: path.startIndex)..<end])
+            if let home = homeDirectory(user) { path = home + path[end...] }
+        }
+        if path.hasPrefix("/") { return withoutTrailingSlashes(path) }
+        var segments = currentDirectory().split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        if segments.last == "" { segments.removeLast() }
+        let relative = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        for (i, segment) in relative.enumerated() {
+            switch segment {
+            case ".": if i == relative.count - 1 { segments.append("") }
+            case "..":
+                if segments.count > 1 { segments.removeLast() }
+                if i == relative.count - 1 { segments.append("") }
+            default: segments.append(segment)
+            }
+        }
+        let joined = segments.joined(separator: "/")
+        return joined.isEmpty ? "/" : withoutTrailingSlashes(joined)
+    }
+
+    /// `path` without the extension of its last component, as `URL`'s
+    /// `deletingPathExtension()` reads it: `a/b.json` gives `a/b`; a name that
+    /// starts with its only dot (`.json`) or ends with a dot (`x.`) has none.
+    public static func deletingExtension(_ path: String) -> String {
+        let trimmed = withoutTrailingSlashes(path)
+        let name = lastComponent(trimmed)
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex, name.index(after: dot) != name.endIndex else { return trimmed }
+        return String(trimmed.dropLast(name.distance(from: dot, to: name.endIndex)))
+    }
+
+    /// `directory/name`, as `URL`'s `appendingPathComponent(_:)` joins them.
+    public static func appending(_ directory: String, _ name: String) -> String {
+        let head = withoutTrailingSlashes(directory)
+        return head == "/" ? "/" + name : head + "/" + name
+    }
+
+    /// The working directory (`getcwd`), or `/` when it cannot be read.
+    public static func currentDirectory() -> String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        guard getcwd(&buffer, buffer.count) != nil else { return "/" }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// `$HOME` (or the password database's entry) for `~`, the entry for `~user`.
+    private static func homeDirectory(_ user: String) -> String? {
+        if user.isEmpty, let home = getenv("HOME") { return String(cString: home) }
+        let entry = user.isEmpty ? getpwuid(getuid()) : getpwnam(user)
+        guard let entry, let dir = entry.pointee.pw_dir else { return nil }
+        return String(cString: dir)
+    }
+
+    /// The names in a directory (`opendir`/`readdir`, without `.` and `..`),
+    /// in the order the file system gives them; `nil` when it cannot be listed.
+    public static func directoryEntries(_ path: String) -> [String]? {
+        guard let dir = opendir(path) else { return nil }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
     }
 
     private static func withoutTrailingSlashes(_ path: String) -> String {

@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -55,17 +50,18 @@ extension Profile {
         return out
     }
 
-    /// Saves `text` as a profile at `url`, only if it reads back as a valid
+    /// Saves `text` as a profile at `path`, only if it reads back as a valid
     /// profile: the file is written to a temporary file beside it, synced,
-    /// renamed over `url`, and the directory synced (``AtomicFile``). A crash
+    /// renamed over `path`, and the directory synced (``AtomicFile``). A crash
     /// at any point leaves the old file or the new one, never a mix, and a
     /// text that does not validate never replaces anything.
     ///
     /// - Returns: the profile as read back.
     @discardableResult
-    public static func save(_ text: String, to url: URL) throws -> Profile {
-        let checked = try Profile.parse(text, file: url.path)
-        try AtomicFile.write(Data(text.utf8), to: url)
+    public static func save(_ text: String, toPath path: String) throws -> Profile {
+        let path = PathText.absolute(path)
+        let checked = try Profile.parse(text, file: path)
+        try AtomicFile.write(Array(text.utf8), toPath: path)
         return checked
     }
 

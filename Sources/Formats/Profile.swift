@@ -1,9 +1,4 @@
 // Over 300 lines: the profile schema: every key read, bounded and given its error in one place.
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -48,13 +43,16 @@ public struct Profile: Sendable {
     }
 
     /// Reads and validates a profile; errors name the file, line and key.
-    public static func load(_ url: URL) throws(InputError) -> Profile {
-        let bytes = try readBounded(url, limit: Limits.maximumProfileBytes, what: "profile",
+    ///
+    /// - Parameter path: the file; messages name it made absolute (``PathText/absolute(_:)``).
+    public static func load(path: String) throws(InputError) -> Profile {
+        let path = PathText.absolute(path)
+        let bytes = try readBounded(path: path, limit: Limits.maximumProfileBytes, what: "profile",
                                     hint: "check the path; profiles live in calibration/")
         guard let text = String(validating: bytes, as: UTF8.self) else {
-            throw InputError(file: url.path, problem: "is not UTF-8 text", hint: "save the profile as UTF-8")
+            throw InputError(file: path, problem: "is not UTF-8 text", hint: "save the profile as UTF-8")
         }
-        return try parse(text, file: url.path)
+        return try parse(text, file: path)
     }
 
     /// Parses a profile's text.
@@ -173,7 +171,7 @@ struct ProfileReader {
         guard case .integer(let schema) = schemaValue, schema == Profile.schema else {
             throw fail("schema", schemaLine, "must be \(Profile.schema)", "this forcestage reads profile schema \(Profile.schema)")
         }
-        let name = try string(doc.root, "name", "name") ?? URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
+        let name = try string(doc.root, "name", "name") ?? PathText.lastComponent(PathText.deletingExtension(PathText.absolute(file)))
 
         let match = doc.table("match")
         try unknownKeys(match, allowed: ["name", "label"], prefix: "match")

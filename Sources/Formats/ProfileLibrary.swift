@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -28,16 +23,16 @@ public struct ProfileLibrary: Sendable {
     public var problems: [InputError]
 
     /// Reads every `*.toml` in `directory`, in file-name order.
-    public init(directory: URL) throws(InputError) {
-        let names: [String]
-        do { names = try FileManager.default.contentsOfDirectory(atPath: directory.path) } catch {
-            throw InputError(file: directory.path, problem: "cannot list profiles: not a readable directory",
+    public init(directoryPath: String) throws(InputError) {
+        let directory = PathText.absolute(directoryPath)
+        guard let names = PathText.directoryEntries(directory) else {
+            throw InputError(file: directory, problem: "cannot list profiles: not a readable directory",
                              hint: "give the directory that holds the *.toml profiles (calibration/)")
         }
         profiles = []
         problems = []
         for name in names.filter({ $0.hasSuffix(".toml") }).sorted() {
-            do { profiles.append(try Profile.load(directory.appendingPathComponent(name))) } catch { problems.append(error) }
+            do { profiles.append(try Profile.load(path: PathText.appending(directory, name))) } catch { problems.append(error) }
         }
     }
 

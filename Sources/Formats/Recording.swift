@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -182,24 +177,25 @@ public struct Recording: Sendable {
     }
 
     /// The `.iio` file beside a `.json` (same stem).
-    public static func dataURL(forMetadata url: URL) -> URL {
-        url.deletingPathExtension().appendingPathExtension("iio")
+    public static func dataPath(forMetadata path: String) -> String {
+        PathText.deletingExtension(PathText.absolute(path)) + ".iio"
     }
 
     /// Reads `STEM.json` and `STEM.iio`.
     ///
     /// - Throws: ``InputError`` naming the file, the key and what to do.
-    public static func load(_ jsonURL: URL) throws(InputError) -> Recording {
-        let metadata = try RecordingMetadata.load(jsonURL)
-        let dataURL = dataURL(forMetadata: jsonURL)
-        let bytes = try readBounded(dataURL, limit: Limits.maximumScanBytes, what: "raw scans",
+    public static func load(path: String) throws(InputError) -> Recording {
+        let jsonPath = PathText.absolute(path)
+        let metadata = try RecordingMetadata.load(path: jsonPath)
+        let dataPath = dataPath(forMetadata: jsonPath)
+        let bytes = try readBounded(path: dataPath, limit: Limits.maximumScanBytes, what: "raw scans",
                                     hint: "a recording is STEM.json plus STEM.iio side by side; record one with `forcestage record` or `iio_readdev`")
-        return try validated(metadata: metadata, scans: bytes, jsonFile: jsonURL.path, dataFile: dataURL.path)
+        return try validated(metadata: metadata, scans: bytes, jsonFile: jsonPath, dataFile: dataPath)
     }
 
     /// Checks raw scans against validated metadata (whole scans, labels inside
     /// the recording) and builds the recording: the one path from bytes to a
-    /// ``Recording``, used by ``load(_:)`` and the fuzzers.
+    /// ``Recording``, used by ``load(path:)`` and the fuzzers.
     public static func validated(metadata: RecordingMetadata, scans bytes: [UInt8], jsonFile: String, dataFile: String) throws(InputError) -> Recording {
         let layout: ScanLayout
         do { layout = try metadata.layout() } catch {
@@ -225,8 +221,8 @@ public struct Recording: Sendable {
 
     /// Writes `STEM.json` and `STEM.iio` atomically (each written to a
     /// temporary file, synced and renamed into place).
-    public func write(to jsonURL: URL) throws {
-        try AtomicFile.write(Data(scans), to: Recording.dataURL(forMetadata: jsonURL))
-        try AtomicFile.write(Data((metadata.json().rendered(indent: 2) + "\n").utf8), to: jsonURL)
+    public func write(toPath jsonPath: String) throws {
+        try AtomicFile.write(scans, toPath: Recording.dataPath(forMetadata: jsonPath))
+        try AtomicFile.write(Array((metadata.json().rendered(indent: 2) + "\n").utf8), toPath: jsonPath)
     }
 }

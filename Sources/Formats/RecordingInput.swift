@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -14,25 +9,34 @@ import Glibc
 /// - Parameters:
 ///   - relative: the path inside the checkout.
 ///   - directory: whether it must be a directory (else a file).
-public func checkoutItem(_ relative: String, directory: Bool = false) -> URL? {
-    var candidates = [URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(relative)]
-    var dir = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+public func checkoutItemPath(_ relative: String, directory: Bool = false) -> String? {
+    var candidates = [PathText.appending(PathText.currentDirectory(), relative)]
+    // The executable as `URL(fileURLWithPath:).resolvingSymlinksInPath()` finds it: links resolved where it exists.
+    let program = PathText.absolute(CommandLine.arguments[0])
+    var dir = PathText.deletingLastComponent(resolvedPath(program) ?? program)
     for _ in 0..<6 {
-        candidates.append(dir.appendingPathComponent(relative))
-        dir = dir.deletingLastPathComponent()
+        candidates.append(PathText.appending(dir, relative))
+        dir = PathText.deletingLastComponent(dir)
     }
     return candidates.first {
         // stat(2), following links as FileManager.fileExists(atPath:isDirectory:) does.
         var info = stat()
-        return stat($0.path, &info) == 0 && ((info.st_mode & S_IFMT) == S_IFDIR) == directory
+        return stat($0, &info) == 0 && ((info.st_mode & S_IFMT) == S_IFDIR) == directory
     }
 }
 
+/// `realpath(3)`: `nil` when `path` does not exist.
+private func resolvedPath(_ path: String) -> String? {
+    guard let resolved = realpath(path, nil) else { return nil }
+    defer { free(resolved) }
+    return String(cString: resolved)
+}
+
 /// The bundled demo recording, `hardware/recordings/demo-hx711.json`.
-public func bundledDemoRecording() -> URL? { checkoutItem("hardware/recordings/demo-hx711.json") }
+public func bundledDemoRecordingPath() -> String? { checkoutItemPath("hardware/recordings/demo-hx711.json") }
 
 /// The profile library, `calibration/`.
-public func profileDirectory() -> URL? { checkoutItem("calibration", directory: true) }
+public func profileDirectoryPath() -> String? { checkoutItemPath("calibration", directory: true) }
 
 extension PanelSetup {
     /// The setup for `recording` (read from `path`) by the rule of

@@ -1,9 +1,4 @@
 // Over 300 lines: the recording metadata schema: every key read and bounded in one place, beside its writer.
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -94,20 +89,21 @@ struct JSONFields {
 
 extension RecordingMetadata {
     /// Reads and validates `STEM.json` (at most ``Limits/maximumMetadataBytes``).
-    public static func load(_ url: URL) throws(InputError) -> RecordingMetadata {
-        let bytes = try readBounded(url, limit: Limits.maximumMetadataBytes, what: "recording metadata",
+    public static func load(path: String) throws(InputError) -> RecordingMetadata {
+        let path = PathText.absolute(path)
+        let bytes = try readBounded(path: path, limit: Limits.maximumMetadataBytes, what: "recording metadata",
                                     hint: "check the path; a recording is STEM.json plus STEM.iio side by side")
-        return try parse(Data(bytes), file: url.path)
+        return try parse(bytes: bytes, file: path)
     }
 
     /// Parses and validates the JSON text of a recording's metadata.
-    public static func parse(_ data: Data, file: String) throws(InputError) -> RecordingMetadata {
+    public static func parse(bytes data: [UInt8], file: String) throws(InputError) -> RecordingMetadata {
         guard data.count <= Limits.maximumMetadataBytes else {
             throw InputError(file: file, problem: "is \(data.count) bytes, more than the \(Limits.maximumMetadataBytes)-byte limit for recording metadata",
                              hint: "split the recording or drop labels")
         }
         let any: JSON
-        do { any = try JSON.parse([UInt8](data)) } catch {
+        do { any = try JSON.parse(data) } catch {
             throw InputError(file: file, line: error.line, problem: "not valid JSON: \(error.message)", hint: "fix the syntax; the file must be one JSON object")
         }
         guard case .object(let root) = any else {

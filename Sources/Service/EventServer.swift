@@ -3,11 +3,6 @@ import ForceStageClock
 import ForceStageCore
 import ForceStageFormats
 import ForceStageIIO
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 #if canImport(Glibc)
 import Glibc
 #endif

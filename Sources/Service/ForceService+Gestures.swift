@@ -13,7 +13,7 @@ extension ForceService {
         let asked = configuration.gestures || configuration.progressHz != nil
         guard setup.positions != nil else {
             if asked {
-                throw ServiceStartError("--gestures: \(device) has no press positions (a single-cell panel, or cells without positions); give the profile's [[channel]] tables position = [x, y]", code: 2)
+                throw ServiceStartError("--gestures: \(device) has no press positions (a single-cell panel, or cells without positions); give the profile's [[channel]] tables position = [x, y]", status: .badInput)
             }
             return nil
         }

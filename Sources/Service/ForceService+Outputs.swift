@@ -1,11 +1,6 @@
 import ForceStageClock
 import ForceStageCore
 import ForceStageFormats
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -50,7 +45,7 @@ extension ForceService {
         guard path.hasSuffix(".prom") else {
             throw ServiceStartError("--metrics-file \(path): node_exporter's textfile collector reads only *.prom files; name it e.g. forcestage.prom")
         }
-        do { try AtomicFile.write(Data(), to: URL(fileURLWithPath: path)) } catch {
+        do { try AtomicFile.write([], toPath: path) } catch {
             throw ServiceStartError("--metrics-file \(path): cannot write it (\(error)); point it into the textfile collector's directory, writable by the service user")
         }
     }
@@ -63,7 +58,7 @@ extension ForceService {
         sink.nextMetrics = now + Int64(configuration.metricsIntervalMs) * 1_000_000
         guard let text = PrometheusMetrics.render(statusLine: statusJSON(sink, final: force)) else { return }
         do {
-            try AtomicFile.write(Data(text.utf8), to: URL(fileURLWithPath: path))
+            try AtomicFile.write(Array(text.utf8), toPath: path)
             if sink.metricsFailed { logger.notice("metrics file written again", metadata: ["metrics.file": "\(path)"]) }
             sink.metricsFailed = false
         } catch {

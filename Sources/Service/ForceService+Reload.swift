@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -59,7 +54,7 @@ struct ReloadJob: Sendable {
             logger.error("profile reload refused; the old profile stays", metadata: ["profile.file": "\(path)", "reason": "\(reason)"])
         }
         let profile: Profile
-        do { profile = try Profile.load(URL(fileURLWithPath: path)) } catch {
+        do { profile = try Profile.load(path: path) } catch {
             refuse(error.description)
             return
         }

@@ -74,12 +74,12 @@ public final class ForceService {
         }
         deviceName = device.displayName
         if let why = source.mismatch(deviceName: device.name, label: device.label) {
-            throw ServiceStartError("\(why); pass the profile made for \(device.displayName), or fix its [match] table", code: 2)
+            throw ServiceStartError("\(why); pass the profile made for \(device.displayName), or fix its [match] table", status: .badInput)
         }
         // The roles and the layout first: the plan needs them, and the buffer needs the plan.
         let stream: IIOStreamChannels
         do { stream = try device.enableChannels(source.forceChannelIDs, timestamp: true) } catch {
-            throw ServiceStartError("\(device.displayName): \(error)", code: 2)
+            throw ServiceStartError("\(device.displayName): \(error)", status: .badInput)
         }
         guard let rate = configuration.triggerRateHz ?? device.samplingFrequency ?? configuration.rateHz ?? source.sampleRateHz else {
             throw ServiceStartError("\(device.displayName) states no sampling_frequency; pass --rate SCANS_PER_SECOND")
@@ -136,7 +136,7 @@ public final class ForceService {
                     "check that the service's group may write the device's buffer/ and scan_elements/ attributes (hardware/udev)"
                 throw ServiceStartError("cannot stream from \(device.displayName): \(e); \(hint)")
             }
-            throw ServiceStartError("\(device.displayName): \(error)", code: 2)
+            throw ServiceStartError("\(device.displayName): \(error)", status: .badInput)
         }
         let plausibleAge = scans.monotonicStamps && stream.timestampSlot != nil ? Int64((budget.kernelQueueMs + 50) * 1_000_000) : 0
         let counters = ServiceCounters()

@@ -1,11 +1,6 @@
 import ForceStageClock
 import ForceStageIIO
 import ForceStageFormats
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -42,7 +37,7 @@ public final class HapticActuator: @unchecked Sendable {
         guard fd >= 0 else {
             let err = errno
             throw ServiceStartError("cannot open the haptics device \(path) ([haptics] device): \(String(cString: strerror(err))); "
-                + (err == EACCES ? "the service user needs read/write access to it" : "name the actuator's /dev/input/event node"), code: 2)
+                + (err == EACCES ? "the service user needs read/write access to it" : "name the actuator's /dev/input/event node"), status: .badInput)
         }
         self.fd = fd
         let wanted = settings.effect == .rumble ? Self.ffRumble : Self.ffPeriodic
@@ -52,7 +47,7 @@ public final class HapticActuator: @unchecked Sendable {
         guard supported else {
             Glibc.close(fd)
             throw ServiceStartError("\(path) cannot play \(settings.effect == .rumble ? "FF_RUMBLE" : "FF_PERIODIC") effects; "
-                + "set [haptics] effect to the one its driver offers, or name the actuator's event node", code: 2)
+                + "set [haptics] effect to the one its driver offers, or name the actuator's event node", status: .badInput)
         }
         var effect = [UInt8](repeating: 0, count: Self.effectSize)
         func put16(_ offset: Int, _ v: UInt16) { effect[offset] = UInt8(v & 0xff); effect[offset + 1] = UInt8(v >> 8) }
@@ -72,7 +67,7 @@ public final class HapticActuator: @unchecked Sendable {
         guard r >= 0 else {
             let err = errno
             Glibc.close(fd)
-            throw ServiceStartError("uploading the haptic effect to \(path) failed (EVIOCSFF): \(String(cString: strerror(err)))", code: 2)
+            throw ServiceStartError("uploading the haptic effect to \(path) failed (EVIOCSFF): \(String(cString: strerror(err)))", status: .badInput)
         }
         effectID = Int16(bitPattern: UInt16(effect[2]) | UInt16(effect[3]) << 8)
     }

@@ -140,12 +140,13 @@ public struct ServiceOpenFailure: Error, Sendable {
 public struct ServiceStartError: Error, CustomStringConvertible, Sendable {
     /// What is wrong and what to do.
     public var description: String
-    /// 1 bad input or missing device, 2 bad calibration or profile.
-    public var code: Int32
+    /// ``ExitStatus/deviceFault`` for a missing or unusable device or output,
+    /// ``ExitStatus/badInput`` for a bad calibration or profile.
+    public var status: ExitStatus
     /// A refusal with its message and exit status.
-    public init(_ description: String, code: Int32 = 1) {
+    public init(_ description: String, status: ExitStatus = .deviceFault) {
         self.description = description
-        self.code = code
+        self.status = status
     }
 }
 

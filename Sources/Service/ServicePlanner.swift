@@ -41,7 +41,7 @@ struct ServicePlanner: Sendable {
         let budgetMs = configuration.budgetMs ?? source.budgetMs ?? ServiceConfiguration.defaultBudgetMs
         guard budgetMs > 0, budgetMs <= ForceService.maximumBudgetMs else {
             let origin = configuration.budgetMs != nil ? "--budget-ms" : source.budgetMs != nil ? "\(source.name): [latency] budget_ms" : "the budget"
-            throw ServiceStartError("\(origin) = \(formatG(budgetMs)) is outside the accepted range above 0 to \(Int(ForceService.maximumBudgetMs)) ms; state the press-to-event time you need, e.g. 25", code: 2)
+            throw ServiceStartError("\(origin) = \(formatG(budgetMs)) is outside the accepted range above 0 to \(Int(ForceService.maximumBudgetMs)) ms; state the press-to-event time you need, e.g. 25", status: .badInput)
         }
         let spr = fixed ?? LatencyBudget.scansPerRefill(parameters: setup.parameters, sampleRateHz: rate,
                                                          kernelBuffers: configuration.kernelBuffers, budgetMs: budgetMs)
@@ -71,7 +71,7 @@ struct ServicePlanner: Sendable {
             case .settings(let e): what = e.message
             case .positions(let e): what = "cell positions: \(e.message)"
             }
-            throw ServiceStartError("\(source.name): \(what); fix the calibration or profile", code: 2)
+            throw ServiceStartError("\(source.name): \(what); fix the calibration or profile", status: .badInput)
         }
     }
 }

@@ -1,11 +1,6 @@
 import ForceStageClock
 import ForceStageFormats
 import ForceStageIIO
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,10 +1,5 @@
 import ForceStageCore
 import ForceStageFormats
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -195,7 +190,7 @@ public final class UInputDevice: @unchecked Sendable {
     public var eventNode: String? {
         guard let sysname else { return nil }
         let dir = "/sys/devices/virtual/input/\(sysname)"
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []
+        let entries = PathText.directoryEntries(dir) ?? []
         return entries.first { $0.hasPrefix("event") }.map { "/dev/input/\($0)" }
     }
 

@@ -4,18 +4,17 @@ import ForceStageCore
 import ForceStageFormats
 import ForceStageIIO
 import ForceStageService
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-#if canImport(Glibc)
-import Glibc
-#endif
+// ServiceExecutable, CLIMessage and the options types, for `forcestage` too.
+@_exported import ForceStageServiceRun
 import Logging
 
 /// Log levels an operator can pass to `--log-level`.
 extension Logger.Level: @retroactive ExpressibleByArgument {}
+
+/// The service's subcommands, `Run` (`forcestage run`) and `Status` (`forcestage status`),
+/// as `forcestage` parses them; `forcestage-service` parses the same options with its
+/// own parser (``ServiceArguments``) into the same ``RunOptions`` and ``StatusOptions``.
+public enum ServiceCommands {}
 
 extension ServiceCommands {
     /// `forcestage run`: the service. Streams a live device through the pipeline and hands events to sinks.
@@ -99,101 +98,41 @@ extension ServiceCommands {
 
         public init() {}
 
-        public func validate() throws {
-            if let s = scansPerRefill, !(1...4096).contains(s) { throw ValidationError("--scans-per-refill must be 1 to 4096") }
-            if !(1...1024).contains(kernelBuffers) { throw ValidationError("--kernel-buffers must be 1 to 1024") }
-            if !(1...1_000_000).contains(timeoutsBeforeLost) { throw ValidationError("--timeouts-before-lost must be 1 to 1000000") }
-            if let b = budgetMs, !(b > 0 && b <= ForceService.maximumBudgetMs) { throw ValidationError("--budget-ms must be above 0 and at most \(Int(ForceService.maximumBudgetMs))") }
-            if !(1...65536).contains(clientQueue) { throw ValidationError("--client-queue must be 1 to 65536") }
-            if !(1...1024).contains(maxClients) { throw ValidationError("--max-clients must be 1 to 1024") }
-            if noStdout && socket == nil { throw ValidationError("--no-stdout needs --socket, or events would go nowhere") }
-            if !(metricsInterval >= 0.1 && metricsInterval <= 3600) { throw ValidationError("--metrics-interval must be 0.1 to 3600 seconds") }
-            if let progressHz, !(progressHz >= 0.1 && progressHz <= 1000) {
-                throw ValidationError("--progress-hz must be 0.1 to 1000 events per second")
-            }
-            if let n = hapticsTest {
-                guard (1...10_000).contains(n) else { throw ValidationError("--haptics-test must be 1 to 10000 taps") }
-                guard profile != nil else { throw ValidationError("--haptics-test needs --profile, whose [haptics] names the actuator") }
-            }
+        /// The values as the one options type both programs run.
+        var options: RunOptions {
+            var o = RunOptions()
+            o.source = source.request
+            o.calibration = panel.calibration.candidates
+            o.rate = rate
+            o.trigger = triggerOptions.trigger
+            o.budgetMs = budgetMs
+            o.scansPerRefill = scansPerRefill
+            o.kernelBuffers = kernelBuffers
+            o.blocking = blocking
+            o.timeoutsBeforeLost = timeoutsBeforeLost
+            o.exitOnTimeout = exitOnTimeout
+            o.socket = socket
+            o.clientQueue = clientQueue
+            o.maxClients = maxClients
+            o.reloadOnHup = reloadOnHup
+            o.noStdout = noStdout
+            o.logLevel = logLevel
+            o.metricsFile = metricsFile
+            o.metricsInterval = metricsInterval
+            o.uinput = uinput
+            o.gestures = gestures
+            o.progressHz = progressHz
+            o.hapticsTest = hapticsTest
+            return o
         }
 
-        /// The calibration, by ``CalibrationChoice``'s rule (SIGHUP re-reads a profile).
-        private func panelSource(for device: IIODevice) throws -> PanelSource {
-            guard let choice = try panel.choice(for: device) else {
-                throw CommandFailure(.deviceFault, "no calibration for \(device.displayName); pass --profile PROFILE.toml (or --calibration REC.json, a recording of this panel with a calibration)")
-            }
-            return PanelSource(choice)
+        public func validate() throws {
+            if let problem = options.problem { throw ValidationError(problem) }
         }
 
         public func run() throws {
-            // Never killed by writing to a closed stdout/stderr or a departed client.
-            signal(SIGPIPE, SIG_IGN)
-            let level = logLevel
-            LoggingSystem.bootstrap { label in
-                var handler = StreamLogHandler.standardError(label: label)
-                handler.logLevel = level
-                return handler
-            }
-            let logger = Logger(label: "forcestage.run")
-            if let n = hapticsTest, let profile { return try runHapticsTest(profile: profile, taps: n) }
-
-            let first: IIODevice
-            switch source.open() {
-            case .success(let d): first = d
-            case .failure(let f): throw CommandFailure(.deviceFault, f.message)
-            }
-            let panel = try panelSource(for: first)
-            let options = source
-            // --trigger: attached before the first buffer, again on every reopen, put back at exit.
-            let attachment: IIOTriggerAttachment?
-            switch triggerOptions.prepare(first) {
-            case .success(let a): attachment = a
-            case .failure(let m): throw CommandFailure(.deviceFault, m.description)
-            }
-            defer { attachment?.restore() }
-            if let attachment { logger.info("trigger: \(attachment.actions.joined(separator: "; "))") }
-            var config = ServiceConfiguration(uri: source.uri, open: {
-                options.open().mapError { ServiceOpenFailure(message: $0.message) }.flatMap { device in
-                    guard let attachment else { return .success(device) }
-                    do throws(IIOTriggerError) { try attachment.attach(to: device) } catch { return .failure(ServiceOpenFailure(message: error.description)) }
-                    return .success(device)
-                }
-            }, source: panel)
-            switch TriggerOptions.scanRate(attachment, first, fallback: rate) {
-            case .success(let r): config.triggerRateHz = r
-            case .failure(let m): throw CommandFailure(.deviceFault, m.description)
-            }
-            config.scansPerRefill = scansPerRefill
-            config.kernelBuffers = kernelBuffers
-            config.rateHz = rate
-            config.budgetMs = budgetMs
-            config.blocking = blocking
-            config.timeoutMs = source.timeoutMs
-            config.timeoutsBeforeLost = timeoutsBeforeLost
-            config.exitOnTimeout = exitOnTimeout
-            config.stdoutSink = !noStdout
-            config.socketPath = socket
-            config.clientQueue = clientQueue
-            config.maxClients = maxClients
-            config.environment = ProcessInfo.processInfo.environment
-            config.hangupReloads = HangupPolicy.reloads(explicit: reloadOnHup, environment: config.environment, stdinIsTerminal: isatty(0) == 1)
-            config.uinput = uinput
-            config.metricsFile = metricsFile
-            config.metricsIntervalMs = Int(metricsInterval * 1000)
-            config.gestures = gestures
-            config.progressHz = progressHz
-
-            // The service (and its buffer) ends inside serve(), before the deferred trigger restore.
-            let status = try Self.serve(config, logger: logger)
+            let status = try options.execute()
             if status != 0 { throw ExitCode(status) }
-        }
-
-        private static func serve(_ config: ServiceConfiguration, logger: Logger) throws -> Int32 {
-            let service: ForceService
-            do { service = try ForceService(configuration: config, logger: logger) } catch {
-                throw CommandFailure(code: error.code, error.description)
-            }
-            return service.run()
         }
     }
 }

@@ -1,14 +1,6 @@
 import ArgumentParser
 import ForceStageCommandLine
-import ForceStageService
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-#if canImport(Glibc)
-import Glibc
-#endif
+import ForceStageServiceRun
 
 extension ServiceCommands {
     /// `forcestage status --socket PATH`: asks a running service how it is doing.
@@ -30,24 +22,19 @@ extension ServiceCommands {
 
         public init() {}
 
-        public func validate() throws {
-            if !(timeout >= 0.1 && timeout <= 600) { throw ValidationError("--timeout must be 0.1 to 600 seconds") }
-            if json && prometheus { throw ValidationError("give --json or --prometheus, not both") }
+        /// The values as the one options type both programs run.
+        var options: StatusOptions {
+            var o = StatusOptions(socket: socket)
+            o.json = json
+            o.timeout = timeout
+            o.prometheus = prometheus
+            return o
         }
 
-        public func run() throws {
-            signal(SIGPIPE, SIG_IGN)
-            let line: String
-            do { line = try StatusClient.fetch(socketPath: socket, timeoutMs: Int32(timeout * 1000)) } catch {
-                // Exit 1: no service (or no permission); exit 5: a service that did not answer within --timeout.
-                throw CommandFailure(error.timedOut ? .timedOut : .deviceFault, error.description)
-            }
-            if prometheus {
-                guard let text = PrometheusMetrics.render(statusLine: line) else { throw CommandFailure(.deviceFault, "the reply from \(socket) is not a status line") }
-                print(text, terminator: "")
-            } else {
-                print(json ? line : StatusClient.humanReadable(line))
-            }
+        public func validate() throws {
+            if let problem = options.problem { throw ValidationError(problem) }
         }
+
+        public func run() throws { try options.execute() }
     }
 }

@@ -1,22 +1,53 @@
-import ArgumentParser
-import ForceStageCommandLine
 import ForceStageFormats
-import ForceStageServiceCommand
+import ForceStageServiceRun
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// `forcestage-service`: `forcestage run` and `forcestage status` in a program that
-/// links no Foundation (only FoundationEssentials), so the long-lived service does
-/// not load Foundation and ICU (README, "Footprint"). `forcestage run|status` execs it
+/// links neither Foundation nor swift-argument-parser (README, "Footprint"), so the
+/// long-lived service loads no Foundation library. `forcestage run|status` execs it
 /// when it is installed beside `forcestage`; the systemd unit starts it directly.
-/// Its commands are the same code as `forcestage`'s, so they print as `forcestage run`.
+/// It parses the same options into the same ``RunOptions`` and ``StatusOptions``
+/// and runs the same code, so it prints as `forcestage run` with the same
+/// messages and exit statuses (README, "Limits, errors and fuzzing").
 @main
-struct ForceStageServiceMain: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "forcestage",
-        abstract: "The service commands of forcestage (run, status), in a program without Foundation.",
-        version: forceStageVersion,
-        subcommands: [ServiceCommands.Run.self, ServiceCommands.Status.self]
-    )
+struct ForceStageServiceMain {
+    static func main() {
+        let outcome = ServiceArguments.parse(Array(CommandLine.arguments.dropFirst()))
+        switch outcome {
+        case .help(let text):
+            print(text)
+            exit(0)
+        case .version:
+            print(forceStageVersion)
+            exit(0)
+        case .usage(let who, let message):
+            printError("\(who): \(message); see `\(who) --help`")
+            exit(ExitStatus.usage.rawValue)
+        case .run(let options):
+            do throws(CommandFailure) {
+                exit(try options.execute())
+            } catch {
+                fail(error, "forcestage run")
+            }
+        case .status(let options):
+            do throws(CommandFailure) {
+                try options.execute()
+                exit(0)
+            } catch {
+                fail(error, "forcestage status")
+            }
+        }
+    }
 
-    /// Every failure is one line and a documented exit status (``runCommandLine(_:)``).
-    static func main() { runCommandLine(Self.self) }
+    /// One line naming the command, and the failure's documented status.
+    static func fail(_ failure: CommandFailure, _ who: String) -> Never {
+        var failure = failure
+        if failure.command == nil { failure.command = who }
+        printError(failure.description)
+        exit(failure.status.rawValue)
+    }
 }

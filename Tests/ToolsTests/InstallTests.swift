@@ -20,7 +20,7 @@ struct InstallTests {
         #expect(!lines.contains { $0.contains(buildTree) }, "\(r.stdout)")
     }
 
-    @Test("forcestage-service (run, status) loads no Foundation, FoundationInternationalization or Foundation's ICU")
+    @Test("forcestage-service (run, status) loads no Foundation library: Foundation, FoundationEssentials, FoundationInternationalization, Foundation's ICU")
     func serviceWithoutFoundation() throws {
         let service = forcestageBinary.deletingLastPathComponent().appendingPathComponent("forcestage-service")
         let r = try run(URL(fileURLWithPath: "/usr/bin/ldd"), [service.path])
@@ -28,7 +28,7 @@ struct InstallTests {
         let lines = r.stdout.split(separator: "\n").map(String.init)
         #expect(lines.count > 1, "ldd listed nothing: \(r.stdout)")
         #expect(!r.stdout.contains("not found"), "\(r.stdout)")
-        for library in ["libFoundation.so", "libFoundationInternationalization.so", "lib_FoundationICU.so"] {
+        for library in ["libFoundation.so", "libFoundationEssentials.so", "libFoundationInternationalization.so", "lib_FoundationICU.so"] {
             #expect(!lines.contains { $0.contains(library) }, "forcestage-service loads \(library)")
         }
         // The same version as forcestage: built from the same tree.
@@ -55,6 +55,52 @@ struct InstallTests {
         }
         let version = try run(copy, ["--version"])
         #expect(version.stdout == forceStageVersion + "\n", "\(version.stdout)")
+    }
+
+    /// Command lines whose answer is decided by parsing and checking alone (no device,
+    /// no service): help, every range check, bad and missing values, unknown options
+    /// (with and without a suggestion), unexpected arguments and the order of those checks.
+    static let parsingCases: [[String]] = [
+        [], ["--help"], ["help", "run"], ["help", "status"], ["--bogus"], ["bogus"], ["--version"],
+        ["run", "--help"], ["run", "-h"], ["status", "--help"], ["run", "--version"],
+        ["run", "--bogus"], ["run", "--budgetms", "5"], ["run", "--budget-ms"], ["run", "--budget-ms", "abc"],
+        ["run", "--budget-ms", "-5"], ["run", "--budget-ms=-5"], ["run", "--budget-ms="], ["run", "--budget-ms", "nan"],
+        ["run", "--scans-per-refill", "0"], ["run", "--scans-per-refill", "1.5"], ["run", "--kernel-buffers", "0"],
+        ["run", "--timeouts-before-lost", "0"], ["run", "--client-queue", "70000"], ["run", "--max-clients", "2000"],
+        ["run", "--no-stdout"], ["run", "--metrics-interval", "0.01"], ["run", "--progress-hz", "2000"],
+        ["run", "--haptics-test", "0"], ["run", "--haptics-test", "5"], ["run", "--log-level", "loud"],
+        ["run", "--timeout-ms", "99999999999"], ["run", "--uri", "foo:"], ["run", "--profile", "a", "--calibration", "b"],
+        ["run", "--rate", "0"], ["run", "--rate", "nan"], ["run", "--trigger", "bogus:"], ["run", "--trigger", "hrtimer:0"],
+        ["run", "--blocking=1"], ["run", "extra"], ["run", "extra", "more"], ["run", "--", "--x"], ["run", "-x"],
+        ["run", "--kernel-buffers", "0", "--bogus"], ["run", "--bogus", "--kernel-buffers", "x"], ["run", "--kernel-buffers", "0", "extra"],
+        ["run", "--haptics-test", "5", "--profile", "/nonexistent/p.toml"],
+        ["status"], ["status", "--socket"], ["status", "--json"], ["status", "--socket", "/x", "--timeout", "0"],
+        ["status", "--socket", "/x", "--json", "--prometheus"], ["status", "--socket", "/x", "--jsn"],
+        ["status", "--socket", "/nonexistent/fs.sock"],
+    ]
+
+    @Test("forcestage-service parses run and status as forcestage's ArgumentParser commands do: same output, messages and exit statuses")
+    func serviceParsesAsForcestage() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // forcestage alone parses with ArgumentParser in-process; the service with its own parser.
+        let alone = dir.appendingPathComponent("forcestage")
+        try FileManager.default.copyItem(at: forcestageBinary, to: alone)
+        let service = forcestageBinary.deletingLastPathComponent().appendingPathComponent("forcestage-service")
+        for columns in ["80", "132"] {
+            for arguments in Self.parsingCases {
+                let environment = ["COLUMNS": columns, "PATH": "/usr/bin:/bin"]
+                let expected = try runProcess([alone.path] + arguments, environment: environment)
+                let got = try runProcess([service.path] + arguments, environment: environment)
+                // The root command differs by design (forcestage has every subcommand): compare status only there.
+                let root = arguments.first.map { !["run", "status", "help"].contains($0) } ?? true || arguments == ["help"]
+                #expect(got.status == expected.status, "\(arguments): status \(got.status), forcestage \(expected.status)")
+                if !root {
+                    #expect(got.stdout == expected.stdout, "\(arguments) at \(columns) columns: stdout differs:\n\(got.stdout)\n---\n\(expected.stdout)")
+                    #expect(got.stderr == expected.stderr, "\(arguments): stderr differs: \(got.stderr) / \(expected.stderr)")
+                }
+            }
+        }
     }
 
     @Test("A copy in an empty directory, run from /, prints the version")

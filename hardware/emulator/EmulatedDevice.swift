@@ -1,6 +1,7 @@
 import Foundation
 import ForceStageCore
 import ForceStageFormats
+import ForceStageFormatsURL
 #if canImport(Glibc)
 import Glibc
 #endif

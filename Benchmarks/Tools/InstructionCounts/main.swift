@@ -45,7 +45,7 @@ for argument in arguments {
     let name = String(argument[..<eq]), path = String(argument[argument.index(after: eq)...])
     let workload: Workload
     do {
-        workload = try Workload(try Recording.load(URL(fileURLWithPath: path)), name: name)
+        workload = try Workload(try Recording.load(path: path), name: name)
     } catch {
         FileHandle.standardError.write(Data("InstructionCounts: \(path): \(error)\n".utf8))
         exit(1)

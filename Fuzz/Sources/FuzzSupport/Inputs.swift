@@ -14,10 +14,10 @@ public enum FuzzInputs {
         let split = all.firstIndex(of: 0) ?? all.count
         let json = Data(all[0..<split])
         let scans = split < all.count ? Array(all[(split + 1)...]) : []
-        guard let metadata = try? RecordingMetadata.parse(json, file: "fuzz.json") else { return }
+        guard let metadata = try? RecordingMetadata.parse(bytes: [UInt8](json), file: "fuzz.json") else { return }
         // What `record`/`synth` would write must read back the same.
         let rendered = Data(metadata.json().rendered(indent: 2).utf8)
-        guard let again = try? RecordingMetadata.parse(rendered, file: "fuzz-rendered.json") else {
+        guard let again = try? RecordingMetadata.parse(bytes: [UInt8](rendered), file: "fuzz-rendered.json") else {
             fatalError("rendered metadata does not read back:\n\(String(decoding: rendered, as: UTF8.self))")
         }
         precondition(again == metadata, "metadata changed through render and parse")

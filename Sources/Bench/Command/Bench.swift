@@ -3,6 +3,7 @@ import ForceStageCommandLine
 import ForceStageBench
 import ForceStageCore
 import ForceStageFormats
+import ForceStageFormatsURL
 import ForceStageTools
 import Foundation
 

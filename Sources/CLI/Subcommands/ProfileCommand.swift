@@ -1,5 +1,6 @@
 import ArgumentParser
 import ForceStageFormats
+import ForceStageFormatsURL
 import ForceStageTools
 import Foundation
 

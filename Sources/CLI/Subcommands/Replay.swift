@@ -3,6 +3,7 @@ import Foundation
 import ForceStageCore
 import ForceStageGestures
 import ForceStageFormats
+import ForceStageFormatsURL
 import ForceStageTools
 
 extension ForceStage {

@@ -1,4 +1,5 @@
 import ForceStageFormats
+import ForceStageFormatsURL
 import ForceStageTools
 import Foundation
 

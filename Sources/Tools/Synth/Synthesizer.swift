@@ -2,6 +2,7 @@
 import Foundation
 import ForceStageCore
 import ForceStageFormats
+import ForceStageFormatsURL
 
 /// What to synthesize.
 public struct SynthOptions: Sendable, Equatable {

@@ -1,27 +1,20 @@
-import ArgumentParser
-import ForceStageCommandLine
 import ForceStageFormats
 import ForceStageService
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 #if canImport(Glibc)
 import Glibc
 #endif
 
-extension ServiceCommands.Run {
+extension RunOptions {
     /// `run --haptics-test N`: taps the profile's actuator N times, a tap's length
     /// plus 50 ms apart, and prints how long each play took (call to write returning).
-    func runHapticsTest(profile path: String, taps: Int) throws {
+    func runHapticsTest(profile path: String, taps: Int) throws(CommandFailure) {
         let profile: Profile
-        do { profile = try Profile.load(URL(fileURLWithPath: path)) } catch { throw CommandFailure(.badInput, error.description) }
+        do { profile = try Profile.load(path: path) } catch { throw CommandFailure(.badInput, error.description) }
         guard let settings = profile.haptics else {
             throw CommandFailure(.badInput, "\(path) has no [haptics] table; add one naming the actuator (device = \"/dev/input/eventN\")")
         }
         let actuator: HapticActuator
-        do { actuator = try HapticActuator(settings) } catch { throw CommandFailure(code: error.code, error.description) }
+        do { actuator = try HapticActuator(settings) } catch { throw CommandFailure(error.status, error.description) }
         defer { actuator.close() }
         var delays: [Int64] = []
         delays.reserveCapacity(taps)

@@ -5,10 +5,6 @@ import Musl
 #endif
 import ForceStageFormats
 
-/// The service's subcommands, `Run` (`forcestage run`) and `Status` (`forcestage status`):
-/// subcommands of `forcestage` and of `forcestage-service`, the same code in both.
-public enum ServiceCommands {}
-
 /// `forcestage-service`, the program that holds `run` and `status` without
 /// Foundation (README, "Footprint"), installed beside `forcestage`.
 public enum ServiceExecutable {

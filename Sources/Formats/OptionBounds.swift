@@ -1,0 +1,20 @@
+/// The one wording for a number outside its bounds on the command line, used by
+/// `forcestage`'s option checks and `forcestage-service`'s own parser alike.
+public enum OptionBounds {
+    /// The message when `value` is not finite or outside `range`, else `nil`;
+    /// it names the flag, the range and the unit.
+    public static func problem(_ value: Double?, _ flag: String, _ range: ClosedRange<Double>, _ unit: String) -> String? {
+        guard let value else { return nil }
+        guard value.isFinite, range.contains(value) else {
+            return "\(flag) must be a number from \(JSON.format(range.lowerBound)) to \(JSON.format(range.upperBound)) \(unit), got \(value)"
+        }
+        return nil
+    }
+
+    /// The same for an integer option.
+    public static func problem(_ value: Int?, _ flag: String, _ range: ClosedRange<Int>, _ unit: String) -> String? {
+        guard let value else { return nil }
+        guard range.contains(value) else { return "\(flag) must be from \(range.lowerBound) to \(range.upperBound) \(unit), got \(value)" }
+        return nil
+    }
+}
