@@ -20,19 +20,8 @@ extension ServiceCommands {
     /// `forcestage run`: the service. Streams a live device through the pipeline and hands events to sinks.
     public struct Run: ParsableCommand {
         public static let configuration = CommandConfiguration(
-            abstract: "Classify a live IIO force sensor as a long-lived service: events as JSON lines on stdout and on a Unix socket.",
-            discussion: """
-            A reader thread only refills libiio buffers into a lock-free ring; the classifier consumes \
-            it and pushes events into a second ring that the sinks drain. Overflows are counted and \
-            reported by `forcestage status`, never silent. At start the worst-case press-to-event time \
-            is computed from the sample rate, scans per refill and debounce, logged, and a configuration \
-            that cannot meet --budget-ms (or the profile's [latency] budget_ms) is refused. A lost device \
-            prints `lost` (and `release` for a press in progress) and is reopened with backoff. \
-            SIGHUP re-reads --profile (a bad one is refused and the old one stays) when run under \
-            systemd, with stdin not a terminal, or with --reload-on-hup; in a terminal, SIGHUP (the \
-            terminal closing) ends it cleanly like SIGTERM/SIGINT. Under systemd (Type=notify) it sends READY=1 once scans flow and WATCHDOG=1 \
-            only while they keep flowing.
-            """)
+            abstract: RunHelp.abstract,
+            discussion: RunHelp.discussion)
 
         /// Device, calibration and rate: the options every live command shares.
         @OptionGroup var panel: PanelOptions

@@ -6,7 +6,7 @@ extension ServiceCommands {
     /// `forcestage status --socket PATH`: asks a running service how it is doing.
     public struct Status: ParsableCommand {
         public static let configuration = CommandConfiguration(
-            abstract: "Print a running service's health, counters (scans, dropped scans, events, overflows, budget violations) and latency percentiles.")
+            abstract: RunHelp.statusAbstract)
 
         @Option(help: "The socket the service serves (forcestage run --socket PATH).")
         var socket: String

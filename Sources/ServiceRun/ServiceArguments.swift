@@ -224,19 +224,8 @@ extension ServiceArguments {
     /// `run`: the options of ServiceCommand's `Run` (and its option groups), in its order, with its help.
     static let run = Command<RunOptions>(
         name: "run",
-        abstract: "Classify a live IIO force sensor as a long-lived service: events as JSON lines on stdout and on a Unix socket.",
-        discussion: """
-        A reader thread only refills libiio buffers into a lock-free ring; the classifier consumes \
-        it and pushes events into a second ring that the sinks drain. Overflows are counted and \
-        reported by `forcestage status`, never silent. At start the worst-case press-to-event time \
-        is computed from the sample rate, scans per refill and debounce, logged, and a configuration \
-        that cannot meet --budget-ms (or the profile's [latency] budget_ms) is refused. A lost device \
-        prints `lost` (and `release` for a press in progress) and is reopened with backoff. \
-        SIGHUP re-reads --profile (a bad one is refused and the old one stays) when run under \
-        systemd, with stdin not a terminal, or with --reload-on-hup; in a terminal, SIGHUP (the \
-        terminal closing) ends it cleanly like SIGTERM/SIGINT. Under systemd (Type=notify) it sends READY=1 once scans flow and WATCHDOG=1 \
-        only while they keep flowing.
-        """,
+        abstract: RunHelp.abstract,
+        discussion: RunHelp.discussion,
         specs: [
             option("uri", nil, "libiio context URI: local:, ip:HOST[:PORT] or xml:FILE.", default: "local:") { $0.source.uri = $1; return true },
             option("device", nil, "Device id (iio:device0), label or name; default: the single device with buffered voltage inputs.") { $0.source.device = $1; return true },
@@ -317,7 +306,7 @@ extension ServiceArguments {
     /// `status`: the options of ServiceCommand's `Status`.
     static let status = Command<StatusOptions>(
         name: "status",
-        abstract: "Print a running service's health, counters (scans, dropped scans, events, overflows, budget violations) and latency percentiles.",
+        abstract: RunHelp.statusAbstract,
         specs: [
             option("socket", nil, "The socket the service serves (forcestage run --socket PATH).") { $0.socket = $1; return true },
             flag("json", "Print the status as one JSON line.") { $0.json = true },
@@ -434,4 +423,22 @@ extension String {
         let pad = String(repeating: " ", count: indent)
         return lines.map { $0.isEmpty ? "" : pad + String($0) }.joined(separator: "\n")
     }
+}
+
+/// `run`'s and `status`'s help, written once for both parsers (ServiceCommand's ArgumentParser `Run` and ``ServiceArguments``).
+public enum RunHelp {
+    public static let statusAbstract = "Print a running service's health, counters (scans, dropped scans, events, overflows, budget violations) and latency percentiles."
+    public static let abstract = "Classify a live IIO force sensor as a long-lived service: events as JSON lines on stdout and on a Unix socket."
+    public static let discussion = """
+        One thread refills the libiio buffer and classifies each refill in one batch; it hands \
+        events through a ring to a second thread that writes them to stdout, socket clients and uinput. \
+        Overflows are counted and reported by `forcestage status`, never silent. At start the worst-case \
+        press-to-event time is computed from the sample rate, scans per refill and debounce, logged, and a \
+        configuration that cannot meet --budget-ms (or the profile's [latency] budget_ms) is refused. A lost \
+        device prints `lost` (and `release` for a press in progress) and is reopened with backoff. \
+        SIGHUP re-reads --profile (a bad one is refused and the old one stays) when run under \
+        systemd, with stdin not a terminal, or with --reload-on-hup; in a terminal, SIGHUP (the \
+        terminal closing) ends it cleanly like SIGTERM/SIGINT. Under systemd (Type=notify) it sends READY=1 once scans flow and WATCHDOG=1 \
+        only while they keep flowing.
+        """
 }
