@@ -76,13 +76,16 @@ struct GestureAllocationTests {
         return (pipeline, bytes, size)
     }
 
+    /// Two regions, one with its own levels and two quick actions, over the panel's levels.
+    static let regions = [Region(name: "left", minX: 0, minY: 0, maxX: 0.5, maxY: 1, peekNewtons: 1.1, popNewtons: 2.7, actions: ["a", "b"]),
+                          Region(name: "right", minX: 0.5, minY: 0, maxX: 1, maxY: 1)]
+    static let levels = ClassifierSettings(peekNewtons: 1.3, popNewtons: 2.9)
+
     @Test("GestureDriver's per-scan step allocates nothing (progress on)")
     func driverAlone() throws {
         let scans = 8 * 1024
         var (pipeline, bytes, size) = try Self.plate(scans: scans)
-        let regions = [Region(name: "left", minX: 0, minY: 0, maxX: 0.5, maxY: 1, peekNewtons: 1.1, popNewtons: 2.7, actions: ["a", "b"]),
-                       Region(name: "right", minX: 0.5, minY: 0, maxX: 1, maxY: 1)]
-        var driver = GestureDriver(regions: regions, settings: ClassifierSettings(peekNewtons: 1.3, popNewtons: 2.9), sampleRateHz: 500, progressHz: 60)
+        var driver = GestureDriver(regions: Self.regions, settings: Self.levels, sampleRateHz: 500, progressHz: 60)
         var ring = EventRing()
         var out = 0
         func pass(_ range: Range<Int>) {
@@ -103,9 +106,7 @@ struct GestureAllocationTests {
     func driverBlocks() throws {
         let scans = 8 * 1024
         var (pipeline, bytes, size) = try Self.plate(scans: scans)
-        let regions = [Region(name: "left", minX: 0, minY: 0, maxX: 0.5, maxY: 1, peekNewtons: 1.1, popNewtons: 2.7, actions: ["a", "b"]),
-                       Region(name: "right", minX: 0.5, minY: 0, maxX: 1, maxY: 1)]
-        var driver = GestureDriver(regions: regions, settings: ClassifierSettings(peekNewtons: 1.3, popNewtons: 2.9), sampleRateHz: 500, progressHz: 60)
+        var driver = GestureDriver(regions: Self.regions, settings: Self.levels, sampleRateHz: 500, progressHz: 60)
         var ring = EventRing()
         var out = 0, blocks = 0
         func pass(_ range: Range<Int>) {
@@ -130,13 +131,11 @@ struct GestureAllocationTests {
     func perScanGesturePath() throws {
         let scans = 8 * 1024
         let (pipeline, bytes, size) = try Self.plate(scans: scans)
-        let regions = [Region(name: "left", minX: 0, minY: 0, maxX: 0.5, maxY: 1, peekNewtons: 1.1, popNewtons: 2.7, actions: ["a", "b"]),
-                       Region(name: "right", minX: 0.5, minY: 0, maxX: 1, maxY: 1)]
         let counters = ServiceCounters()
         let channel = try #require(EventChannel())
         let control = GestureControl()
         control.requestProgress(hz: 60)
-        let gestures = GestureStage(regions: regions, settings: ClassifierSettings(peekNewtons: 1.3, popNewtons: 2.9), sampleRateHz: 500, control: control)
+        let gestures = GestureStage(regions: GestureAllocationTests.regions, settings: GestureAllocationTests.levels, sampleRateHz: 500, control: control)
         var stage = ClassifierStage(pipeline: pipeline, counters: counters, output: channel, gestures: gestures)
         var seen = Set<String>()
         var count = 0
@@ -158,7 +157,7 @@ struct GestureAllocationTests {
         // What the measured scans decided, counted again outside the measurement.
         let (pipeline2, _, _) = try Self.plate(scans: 1)
         var check = ClassifierStage(pipeline: pipeline2, counters: ServiceCounters(), output: channel,
-                                    gestures: GestureStage(regions: regions, settings: ClassifierSettings(peekNewtons: 1.3, popNewtons: 2.9), sampleRateHz: 500, control: control))
+                                    gestures: GestureStage(regions: GestureAllocationTests.regions, settings: GestureAllocationTests.levels, sampleRateHz: 500, control: control))
         bytes.withUnsafeBytes { raw in
             for i in stride(from: 0, to: scans, by: perRefill) {
                 _ = check.classify(UnsafeRawBufferPointer(start: raw.baseAddress! + i * size, count: perRefill * size), arrivalNs: Int64(i))
