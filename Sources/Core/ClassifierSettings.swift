@@ -1,3 +1,4 @@
+// Over 300 lines: the settings a profile states, their validation, and the per-scan parameters derived from them belong together; a setting added here is checked and derived in the same file.
 /// How a transition is debounced, in QMK's vocabulary.
 public enum DebounceMode: UInt8, Equatable, BitwiseCopyable, Sendable {
     /// Fire on the first scan past the level, then ignore the opposite

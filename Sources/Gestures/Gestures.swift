@@ -1,3 +1,4 @@
+// Over 300 lines: regions, the gesture events and the per-press state machine that turns force and position into them are one vocabulary.
 import ForceStageCore
 
 /// A named rectangle of the plate (plate units) with its own levels and up

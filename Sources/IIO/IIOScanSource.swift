@@ -1,3 +1,4 @@
+// Over 300 lines: refills, timeouts, loss, reconnection and the cancel that stops a blocked refill are one state machine every live command shares.
 import CIIO
 import ForceStageClock
 import Synchronization

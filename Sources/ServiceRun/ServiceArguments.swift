@@ -1,3 +1,4 @@
+// Over 300 lines: the service's own parser and the two commands' option tables; kept together so the tables read against the parser that checks them.
 import ForceStageFormats
 #if canImport(Glibc)
 import Glibc
