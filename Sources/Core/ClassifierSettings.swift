@@ -198,62 +198,62 @@ public struct ClassifierSettings: Equatable, Sendable {
 
 /// Settings resolved to scans at one sample rate: what the per-scan path reads.
 public struct ClassifierParameters: Equatable, BitwiseCopyable, Sendable {
-    public var peek: Float
-    public var pop: Float
-    public var release: Float
+    public let peek: Float
+    public let pop: Float
+    public let release: Float
     /// Scans a press level must hold before firing (1 for eager).
-    public var pressScans: Int32
+    public let pressScans: Int32
     /// Scans the release level must hold before firing (1 for eager).
-    public var releaseScans: Int32
+    public let releaseScans: Int32
     /// After an eager press, scans during which release is ignored.
-    public var pressLockScans: Int32
+    public let pressLockScans: Int32
     /// After an eager release, scans during which a new press is ignored.
-    public var releaseLockScans: Int32
+    public let releaseLockScans: Int32
     /// Scans of peek before `hold`; 0 disables.
-    public var holdScans: Int64
-    public var spikeRejection: Bool
-    public var baselineEnabled: Bool
-    public var baselineRise: Float
-    public var baselineFall: Float
-    public var baselineSmoothing: Float
-    public var touchBand: Float
-    public var warmupScans: Int32
+    public let holdScans: Int64
+    public let spikeRejection: Bool
+    public let baselineEnabled: Bool
+    public let baselineRise: Float
+    public let baselineFall: Float
+    public let baselineSmoothing: Float
+    public let touchBand: Float
+    public let warmupScans: Int32
     /// The fastest drift, newtons per scan.
-    public var driftPerScan: Float
+    public let driftPerScan: Float
     /// Smoothing of the reading's slope.
-    public var slopeSmoothing: Float
+    public let slopeSmoothing: Float
     /// The smoothing factors above compounded over one block of
     /// ``Classifier/blockScans`` scans: the baseline tracker runs per block.
-    public var blockRise: Float
-    public var blockFall: Float
-    public var blockSmoothing: Float
-    public var blockSlopeSmoothing: Float
+    public let blockRise: Float
+    public let blockFall: Float
+    public let blockSmoothing: Float
+    public let blockSlopeSmoothing: Float
     /// Scans of identical raw values before `stuck`; 0 disables.
-    public var stuckScans: Int32
-    public var saturationScans: Int32
+    public let stuckScans: Int32
+    public let saturationScans: Int32
     /// Nominal nanoseconds between scans.
-    public var periodNs: Int64
-    public var sampleRateHz: Float
+    public let periodNs: Int64
+    public let sampleRateHz: Float
     /// Spike rejection by neighbour agreement instead of the plain median
     /// (a scan longer than a spike), and how close the neighbours must be.
-    public var spikeIsolated: Bool
-    public var spikeAgreement: Float
+    public let spikeIsolated: Bool
+    public let spikeAgreement: Float
     /// Scans the force must stop climbing before `hold`, and the rise that counts as climbing.
-    public var holdSettleScans: Int64
-    public var holdRise: Float
+    public let holdSettleScans: Int64
+    public let holdRise: Float
     /// The creep allowance (fraction) and the smoothing of the settled level it applies to.
-    public var creepAllowance: Float
-    public var creepSmoothing: Float
+    public let creepAllowance: Float
+    public let creepSmoothing: Float
     /// Scans a peek waits after a swing below the baseline.
-    public var vibrationHoldoffScans: Int64
+    public let vibrationHoldoffScans: Int64
     /// The longest rise from rest to peek, in scans, that may be a vibration's
     /// first swing (0: none, as where a scan is longer than the rise time);
     /// the peek after one needs this many scans past the level (1 + the wait).
-    public var vibrationRiseScans: Int64
-    public var vibrationConfirmRun: Int32
+    public let vibrationRiseScans: Int64
+    public let vibrationConfirmRun: Int32
     /// Idle scans before the baseline learns; scans an undershoot must last to be learned.
-    public var settleScans: Int32
-    public var undershootScans: Int32
+    public let settleScans: Int32
+    public let undershootScans: Int32
 
     /// Resolves `settings` at `sampleRateHz`.
     public init(_ settings: ClassifierSettings, sampleRateHz: Float) throws(SettingsError) {
