@@ -1,6 +1,13 @@
 #!/usr/bin/env bash
 # Size of the Embedded Swift core on the microcontroller targets, and the stack
 # its per-scan entry points take, compared with Benchmarks/embedded-size-reference.json.
+# Two figures per target: the core's relocatable object (every public and
+# @usableFromInline symbol, whether a firmware calls it or not), and a firmware
+# image: hardware/firmware/Firmware.swift (a board's main loop around a
+# four-cell pipeline) compiled with the core, one section per function, linked
+# by ld.lld with --gc-sections, so it holds what a board really flashes. The
+# image's figure is the core's share (the example's own configure/run/main
+# and its two sequences are subtracted and shown apart).
 #
 #   bash Benchmarks/embedded-size.sh            # report and compare
 #   bash Benchmarks/embedded-size.sh --update   # rewrite the reference (commit it with the change)
@@ -18,7 +25,7 @@ update=0
 [ "${1:-}" = "--update" ] && update=1
 swiftc=$(command -v swiftc)
 bindir=$(dirname "$(readlink -f "$swiftc")")
-clang="$bindir/clang"; nm="$bindir/llvm-nm"
+clang="$bindir/clang"; nm="$bindir/llvm-nm"; lld="$bindir/ld.lld"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 sources=(Sources/Core/*.swift)
@@ -30,6 +37,26 @@ for target in armv7em-none-none-eabi riscv32-none-none-eabi; do
     helpers=$("$nm" -u "$work/$target.o" | awk '{ print $2 }' | grep -E '^__aeabi_u?l|di3$' | tr '\n' ' ' || true)
     echo "$target: .text ${text[$target]} bytes; 64-bit runtime helpers referenced: ${helpers:-none}"
 done
+# The firmware image: what the board's C side must supply is what stays undefined.
+declare -A image
+for target in armv7em-none-none-eabi riscv32-none-none-eabi; do
+    "$swiftc" -enable-experimental-feature Embedded -enable-experimental-feature Extern -wmo -Osize \
+        -module-name Firmware -target "$target" -Xfrontend -function-sections \
+        -c "${sources[@]}" hardware/firmware/Firmware.swift -o "$work/fw-$target.o"
+    "$lld" --gc-sections -e main --unresolved-symbols=ignore-all -o "$work/fw-$target.elf" "$work/fw-$target.o"
+    whole=$(size -A "$work/fw-$target.elf" | awk '$1 == ".text" { print $2 }')
+    # Sizes of the example's own functions (demangled names of the Firmware
+    # type, its two sequences and main), in decimal.
+    own=$("$nm" -S --defined-only "$work/fw-$target.elf" | awk 'NF == 4 && $3 ~ /^[tT]$/ { print $2, $4 }' \
+        | swift demangle --simplified | python3 -c '
+import re, sys
+own = re.compile(r"(static )?(Firmware|Channels|Cells)\.|main$")
+print(sum(int(size, 16) for size, name in (line.rstrip("\n").split(" ", 1) for line in sys.stdin) if own.match(name)))')
+    image[$target]=$(( whole - own ))
+    needs=$("$nm" -u "$work/fw-$target.elf" | awk '{ print $2 }' | tr '\n' ' ')
+    echo "$target firmware image: .text $whole bytes, of which the core ${image[$target]} and the example's main loop $own; the board supplies: $needs"
+done
+
 "$swiftc" "${flags[@]}" -target armv7em-none-none-eabi -emit-ir "${sources[@]}" -o "$work/core.ll"
 (cd "$work" && "$clang" -target armv7em-none-none-eabi -Os -Wno-override-module -fstack-usage -c core.ll -o core-ir.o)
 frame() { grep -F "$1" "$work/core-ir.su" | grep -v '\.cold\.' | awk -F'\t' '{ print $2 }' | sort -n | tail -1; }
@@ -37,20 +64,31 @@ scan=$(frame 'PipelineV7process4scan4into')
 step=$(frame 'ClassifierV4step5force6sample')
 block=$(frame 'PipelineV7process5scans4into')
 echo "armv7em stack: process(scan:into:) ${scan:-?} B + Classifier.step(force:) ${step:-?} B = $(( ${scan:-0} + ${step:-0} )) B per scan; process(scans:into:) ${block:-?} B"
+# The example's own frames: configuration builds the pipeline value (its
+# initialisers inline there), the loop runs it; a board's stack must hold both.
+"$swiftc" -enable-experimental-feature Embedded -enable-experimental-feature Extern -wmo -Osize -module-name Firmware \
+    -target armv7em-none-none-eabi -emit-ir "${sources[@]}" hardware/firmware/Firmware.swift -o "$work/fw.ll"
+(cd "$work" && "$clang" -target armv7em-none-none-eabi -Os -Wno-override-module -fstack-usage -c fw.ll -o fw-ir.o)
+fwframe() { grep -F "$1" "$work/fw-ir.su" | grep -v '\.cold\.' | awk -F'\t' '{ print $2 }' | sort -n | tail -1; }
+echo "armv7em firmware stack: main $(grep -P "^fw.ll:main\t" "$work/fw-ir.su" | cut -f2) B, configure() $(fwframe FirmwareAAV9configure) B, run(_:) $(fwframe FirmwareAAV3run) B"
 echo "largest frames:"; sort -t$'\t' -k2 -n "$work/core-ir.su" | tail -3 | awk -F'\t' '{ sub(/^core.ll:/, "", $1); printf "  %6d B  %s\n", $2, $1 }'
 
 reference=Benchmarks/embedded-size-reference.json
 if [ "$update" = 1 ]; then
-    printf '{\n  "armv7em-none-none-eabi": %s,\n  "riscv32-none-none-eabi": %s\n}\n' "${text[armv7em-none-none-eabi]}" "${text[riscv32-none-none-eabi]}" >"$reference"
+    printf '{\n  "armv7em-none-none-eabi": %s,\n  "riscv32-none-none-eabi": %s,\n  "armv7em-none-none-eabi firmware": %s,\n  "riscv32-none-none-eabi firmware": %s\n}\n' \
+        "${text[armv7em-none-none-eabi]}" "${text[riscv32-none-none-eabi]}" \
+        "${image[armv7em-none-none-eabi]}" "${image[riscv32-none-none-eabi]}" >"$reference"
     echo "reference rewritten: $reference"
     exit 0
 fi
 [ -f "$reference" ] || { echo "no $reference: run with --update and commit it"; exit 0; }
 allowed=${MAX_TEXT_GROWTH_BYTES:-0}
 status=0
-for target in armv7em-none-none-eabi riscv32-none-none-eabi; do
-    old=$(python3 -c "import json,sys; print(json.load(open('$reference'))['$target'])")
-    new=${text[$target]}
+for key in armv7em-none-none-eabi riscv32-none-none-eabi "armv7em-none-none-eabi firmware" "riscv32-none-none-eabi firmware"; do
+    target=$key
+    old=$(python3 -c "import json,sys; print(json.load(open('$reference')).get('$key', 0))")
+    case "$key" in *" firmware") new=${image[${key% firmware}]};; *) new=${text[$key]};; esac
+    [ "$old" -eq 0 ] && { echo "$key: no reference yet ($new bytes); --update to record it"; continue; }
     if [ "$new" -gt $(( old + allowed )) ]; then
         echo "EMBEDDED SIZE GREW: $target .text $old -> $new bytes (reference $reference; --update with a reason if the growth is wanted)"
         status=1

@@ -11,7 +11,8 @@
 #    per-scan path), `swift package benchmark thresholds check`.
 # 3. Instructions: instructions per scan under callgrind (Benchmarks/instructions.sh)
 #    against Benchmarks/instructions-reference.json; more than 5 % above it fails.
-# 4. Embedded size: the core's .text for armv7em and riscv32 (Benchmarks/embedded-size.sh)
+# 4. Embedded size: the core's .text for armv7em and riscv32, as an object and in a
+#    linked firmware image (Benchmarks/embedded-size.sh)
 #    against Benchmarks/embedded-size-reference.json; any growth fails.
 #
 # Exits non-zero when any of them regresses. Environment:
@@ -82,7 +83,7 @@ else
     tail -4 "$work/instructions.txt"
 fi
 
-echo "== embedded size: the core's .text on armv7em and riscv32 (Benchmarks/embedded-size.sh)"
+echo "== embedded size: the core's .text on armv7em and riscv32, object and firmware image (Benchmarks/embedded-size.sh)"
 if ! bash Benchmarks/embedded-size.sh >"$work/embedded.txt" 2>&1; then
     cat "$work/embedded.txt"
     failed+=("embedded size: see Benchmarks/embedded-size.sh's report above")

@@ -3,8 +3,9 @@ import TestSupport
 import Testing
 
 /// The core must compile as Embedded Swift for the microcontroller targets,
-/// and its code must not call the allocator (only the embedded runtime's
-/// own allocation entry points may mention it).
+/// and a board's firmware built around it (hardware/firmware/Firmware.swift)
+/// must link with nothing but the board's two functions, memory copies,
+/// a little libm and the compiler's own runtime: no heap, no operating system.
 @Suite("Embedded build")
 struct EmbeddedBuildTests {
     static func swiftc() -> String {
@@ -33,5 +34,44 @@ struct EmbeddedBuildTests {
         p.waitUntilExit()
         #expect(p.terminationStatus == 0, "embedded build for \(target) failed:\n\(message)")
         #expect(FileManager.default.fileExists(atPath: out.path))
+    }
+
+    /// What an undefined symbol of the linked firmware may be: the board's
+    /// functions, memcpy/memset (and ARM's aliases), libm's rounding, the
+    /// compiler runtime's soft-float and 64-bit helpers, the stack protector.
+    static func boardMaySupply(_ symbol: String) -> Bool {
+        if symbol.hasPrefix("forcestage_board_") || symbol.hasPrefix("__aeabi_") || symbol.hasPrefix("__stack_chk_") { return true }
+        if ["memcpy", "memset", "memmove", "ceilf", "floorf", "roundf"].contains(symbol) { return true }
+        // libgcc/compiler-rt names: __addsf3, __divdi3, __fixsfdi, __floatdisf, __eqsf2 ...
+        return symbol.hasPrefix("__") && (symbol.hasSuffix("sf3") || symbol.hasSuffix("di3") || symbol.hasSuffix("sf2")
+            || symbol.hasSuffix("sfsi") || symbol.hasSuffix("sfdi") || symbol.hasSuffix("disf") || symbol.hasSuffix("sisf"))
+    }
+
+    @Test("A board's firmware links with no heap: only the board's functions, memcpy/memset, libm rounding and compiler-runtime helpers stay undefined",
+          arguments: ["armv7em-none-none-eabi", "riscv32-none-none-eabi"])
+    func firmwareLinksWithoutHeap(target: String) throws {
+        let tools = URL(fileURLWithPath: Self.swiftc()).resolvingSymlinksInPath().deletingLastPathComponent()
+        let lld = tools.appendingPathComponent("ld.lld").path, nm = tools.appendingPathComponent("llvm-nm").path
+        try #require(FileManager.default.isExecutableFile(atPath: lld), "no ld.lld beside swiftc (\(tools.path))")
+        let sources = try FileManager.default.contentsOfDirectory(atPath: packageRoot.appendingPathComponent("Sources/Core").path)
+            .filter { $0.hasSuffix(".swift") }.sorted().map { "Sources/Core/\($0)" }
+        let dir = try makeTemporaryDirectory(prefix: "fs-firmware")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let object = dir.appendingPathComponent("firmware.o").path, image = dir.appendingPathComponent("firmware.elf").path
+        let compile = try runProcess([tools.appendingPathComponent("swiftc").path, "-enable-experimental-feature", "Embedded",
+                                      "-enable-experimental-feature", "Extern", "-wmo", "-Osize", "-module-name", "Firmware",
+                                      "-target", target, "-Xfrontend", "-function-sections", "-c"]
+                                     + sources + ["hardware/firmware/Firmware.swift", "-o", object],
+                                     timeout: 600, directory: packageRoot)
+        try #require(compile.status == 0, "firmware build for \(target) failed:\n\(compile.stderr)")
+        let link = try runProcess([lld, "--gc-sections", "-e", "main", "--unresolved-symbols=ignore-all", "-o", image, object])
+        try #require(link.status == 0, "link failed:\n\(link.stderr)")
+        let undefined = try runProcess([nm, "-u", image])
+        try #require(undefined.status == 0)
+        let symbols = lines(undefined.stdout).compactMap { $0.split(separator: " ").last.map(String.init) }
+        #expect(symbols.contains("forcestage_board_read_scan"), "the image does not reach the board's read: \(symbols)")
+        #expect(symbols.contains("forcestage_board_event"))
+        let foreign = symbols.filter { !Self.boardMaySupply($0) }
+        #expect(foreign.isEmpty, "the firmware needs more than a bare board supplies: \(foreign)")
     }
 }

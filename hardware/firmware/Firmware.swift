@@ -1,0 +1,82 @@
+// A microcontroller's main loop around the Embedded Swift core: what a board
+// without Linux (an STM32 or an ESP32-C3 reading four load cells) compiles
+// together with Sources/Core. Benchmarks/embedded-size.sh links it with
+// unused sections dropped to report the flash the core really takes; the
+// board supplies the two C functions below (its ADC driver and its output).
+
+/// Fills `bytes` bytes of one scan (four little-endian s32 words, one per
+/// cell, in the spec's corner order); returns 0 when the sensor is gone.
+@_extern(c, "forcestage_board_read_scan")
+func boardReadScan(_ scan: UnsafeMutableRawPointer, _ bytes: Int32) -> Int32
+
+/// Hands one event to the board (a GPIO line, a UART frame, a USB HID report).
+@_extern(c, "forcestage_board_event")
+func boardEvent(_ kind: UInt8, _ sample: Int64, _ newtons: Float, _ x: Float, _ y: Float)
+
+@main
+struct Firmware {
+    static func main() {
+        guard let pipeline = configure() else { return }
+        run(pipeline)
+    }
+
+    /// A four-cell plate of 24-bit converters at 500 scans/s, medium sensitivity.
+    static func configure() -> ForcePipeline? {
+        // Typed throws: each step's error is a small enum; a board that
+        // cannot configure stays silent rather than guess.
+        let cell = ChannelCalibration.linear(zeroRaw: 0, newtonsPerCount: 1.0 / 50_000)
+        guard let format = try? ChannelFormat(bigEndian: false, signed: true, realBits: 24, storageBits: 32, shift: 0),
+              let layout = try? ScanLayout(Channels(format: format)),
+              let calibration = try? PanelCalibration(Cells(calibration: cell), layout: layout),
+              let parameters = try? ClassifierParameters(ClassifierSettings(sensitivity: .medium), sampleRateHz: 500)
+        else { return nil }
+        return ForcePipeline(layout: layout, calibration: calibration, parameters: parameters,
+                             timestampSlot: nil, positions: CellPositions.standard(forCells: 4))
+    }
+
+    static func run(_ configured: ForcePipeline) {
+        var pipeline = configured
+        var events = EventRing(filler: ForceEvent(kind: .release, sample: 0, timestampNs: 0, forceNewtons: 0))
+        var scan = InlineArray<4, Int32>(repeating: 0)
+        let bytes = Int32(pipeline.layout.scanSize)
+        while true {
+            let read = withUnsafeMutableBytes(of: &scan) { boardReadScan($0.baseAddress!, bytes) }
+            if read == 0 { break }
+            withUnsafeBytes(of: &scan) { pipeline.process(scan: $0.baseAddress!, into: &events) }
+            while let event = events.popFirst() {
+                boardEvent(event.kind.rawValue, event.sample, event.forceNewtons,
+                           event.position?.x ?? -1, event.position?.y ?? -1)
+            }
+        }
+        pipeline.sensorLost(timestampNs: 0, into: &events)
+        while let event = events.popFirst() {
+            boardEvent(event.kind.rawValue, event.sample, event.forceNewtons, -1, -1)
+        }
+    }
+}
+
+// The configuration takes any sequence; these two need no heap (an array
+// literal would allocate, and a closure's captures too), so the board links
+// without malloc.
+
+/// Scan indices 0-3, one format.
+struct Channels: Sequence, IteratorProtocol {
+    let format: ChannelFormat
+    var index = 0
+    mutating func next() -> (index: Int, format: ChannelFormat)? {
+        guard index < 4 else { return nil }
+        defer { index += 1 }
+        return (index: index, format: format)
+    }
+}
+
+/// Layout slots 0-3, one calibration.
+struct Cells: Sequence, IteratorProtocol {
+    let calibration: ChannelCalibration
+    var slot = 0
+    mutating func next() -> (slot: Int, calibration: ChannelCalibration)? {
+        guard slot < 4 else { return nil }
+        defer { slot += 1 }
+        return (slot: slot, calibration: calibration)
+    }
+}
