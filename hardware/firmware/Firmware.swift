@@ -16,8 +16,10 @@ func boardEvent(_ kind: UInt8, _ sample: Int64, _ newtons: Float, _ x: Float, _ 
 @main
 struct Firmware {
     static func main() {
-        guard let pipeline = configure() else { return }
-        run(pipeline)
+        // The pipeline is one value of several KB: built once, then run in
+        // place (inout), never copied.
+        guard var pipeline = configure() else { return }
+        run(&pipeline)
     }
 
     /// A four-cell plate of 24-bit converters at 500 scans/s, medium sensitivity.
@@ -34,8 +36,7 @@ struct Firmware {
                              timestampSlot: nil, positions: CellPositions.standard(forCells: 4))
     }
 
-    static func run(_ configured: ForcePipeline) {
-        var pipeline = configured
+    static func run(_ pipeline: inout ForcePipeline) {
         var events = EventRing(filler: ForceEvent(kind: .release, sample: 0, timestampNs: 0, forceNewtons: 0))
         var scan = InlineArray<4, Int32>(repeating: 0)
         let bytes = Int32(pipeline.layout.scanSize)
