@@ -162,7 +162,7 @@ public struct Classifier: Sendable {
         // so creep of up to the allowance under a constant load never pops,
         // while a deliberate push from a lighter hold still pops at `pop`.
         var popLevel = _parameters.pop
-        if _parameters.creepAllowance > 0 && _state == .peeking {
+        if _state == .peeking && _parameters.creepAllowance > 0 {
             let grow = 1 + _parameters.creepAllowance
             popLevel = Float._max(_parameters.pop, Float._min(_parameters.pop * grow, _settled * grow))
         }
@@ -173,12 +173,17 @@ public struct Classifier: Sendable {
                  scans: 1, sample: sample, timestampNs: timestampNs)
 
         let pressedBefore = _state != .idle
-        if !_suspended {
+        // Idle with no scan past the peek level decides nothing (a peek needs
+        // `pressScans` >= 1 of them): the common scan skips the call.
+        if !_suspended && (pressedBefore || _peekRun > 0) {
             _decide(y: y, sample: sample, timestampNs: timestampNs, into: &events)
         }
         if _parameters.baselineEnabled {
-            _block[Int(_blockFill)] = filtered
-            _blockIdle[Int(_blockFill)] = pressedBefore || _state != .idle || _suspended ? 0 : 1
+            // _blockFill < blockScans always: stored without a bounds check.
+            let at = Int(truncatingIfNeeded: _blockFill) &* MemoryLayout<Float>.stride
+            let idle: Float = pressedBefore || _state != .idle || _suspended ? 0 : 1
+            withUnsafeMutableBytes(of: &_block) { $0.storeBytes(of: filtered, toByteOffset: at, as: Float.self) }
+            withUnsafeMutableBytes(of: &_blockIdle) { $0.storeBytes(of: idle, toByteOffset: at, as: Float.self) }
             _blockFill &+= 1
             if _blockFill == Int32(Classifier.blockScans) {
                 _blockFill = 0
