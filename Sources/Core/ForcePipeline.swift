@@ -24,8 +24,10 @@ public struct PipelineCounters: Equatable, BitwiseCopyable, Sendable {
 public struct ForcePipeline: Sendable {
     /// Where each channel sits in a scan.
     public let layout: ScanLayout
-    /// How force channels become newtons.
-    public let calibration: PanelCalibration
+    /// The number of force channels (cells). The calibration itself is not
+    /// kept: the decoder holds it unpacked, and a second copy cost 3.3 KB of
+    /// every pipeline value (RAM and stack on a microcontroller).
+    public var cellCount: Int { _decode.channels }
     /// Where the cells are, if the panel knows (see ``CentreOfPressure``).
     public let positions: CellPositions?
     /// The classifier.
@@ -72,7 +74,6 @@ public struct ForcePipeline: Sendable {
         let resolved = positions.flatMap { $0.count == calibration.count ? $0 : nil }
         self.positions = resolved
         self.layout = layout
-        self.calibration = calibration
         self._classifier = Classifier(parameters: parameters)
         self._decode = _PanelDecoder(layout: layout, calibration: calibration, timestampSlot: timestampSlot, positions: resolved)
         self._timing = _Timing(periodNs: parameters.periodNs)
@@ -151,7 +152,7 @@ public struct ForcePipeline: Sendable {
     /// Force cell `i`'s calibrated newtons at the last scan after its tracked
     /// unloaded zero; kept on a panel with cell positions, 0 otherwise.
     public func cellNewtons(_ i: Int) -> Float {
-        precondition(i >= 0 && i < calibration.count, "cell index out of range")
+        precondition(i >= 0 && i < _decode.channels, "cell index out of range")
         guard _decode.hasPositions else { return 0 }
         // From the last scan's raw value, kept by both paths.
         var decode = _decode

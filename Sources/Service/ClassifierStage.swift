@@ -10,6 +10,9 @@ import ForceStageGestures
 struct ClassifierStage {
     /// The pipeline in force.
     private(set) var pipeline: ForcePipeline
+    /// The calibration the pipeline was built from: a reload with the same one
+    /// keeps the pipeline (nil, not known: a reload always builds a new one).
+    private var calibration: PanelCalibration?
     private var events = EventRing()
     private let counters: ServiceCounters
     private let output: EventChannel
@@ -34,9 +37,10 @@ struct ClassifierStage {
     ///   longest a scan can wait in the kernel before its refill; a stamp that old or
     ///   younger is trusted to measure the kernel's share of the latency. 0: never trusted
     ///   (latency is then measured from the refill's arrival).
-    init(pipeline: ForcePipeline, counters: ServiceCounters, output: EventChannel, plausibleAgeNs: Int64 = 0,
-         gestures: GestureStage? = nil) {
+    init(pipeline: ForcePipeline, calibration: PanelCalibration? = nil, counters: ServiceCounters, output: EventChannel,
+         plausibleAgeNs: Int64 = 0, gestures: GestureStage? = nil) {
         self.pipeline = pipeline
+        self.calibration = calibration
         self.gestures = gestures
         self.counters = counters
         self.output = output
@@ -107,7 +111,7 @@ struct ClassifierStage {
     /// Applies a reloaded setup: new levels and tuning keep the classifier's
     /// state; a new calibration needs a new pipeline, so a press in progress is released first.
     mutating func apply(_ next: PanelSetup) {
-        if next.calibration == pipeline.calibration && next.layout == pipeline.layout {
+        if next.calibration == calibration && next.layout == pipeline.layout {
             pipeline.reconfigure(next.parameters)
             gestures?.apply(settings: next.settings)
             return
@@ -118,6 +122,7 @@ struct ClassifierStage {
         scanBase &+= pipeline.counters.scans
         droppedBase &+= pipeline.counters.droppedScans
         pipeline = next.makePipeline()
+        calibration = next.calibration
     }
 
     /// Moves the classifier's events into the sinks' ring (a full ring refuses and counts).

@@ -143,7 +143,7 @@ public final class ForceService {
         let gestureStage = gestureRegions.map {
             GestureStage(regions: $0, settings: checked.setup.settings, sampleRateHz: checked.setup.sampleRateHz, control: control)
         }
-        let stage = ClassifierStage(pipeline: checked.setup.makePipeline(), counters: counters, output: events, plausibleAgeNs: plausibleAge,
+        let stage = ClassifierStage(pipeline: checked.setup.makePipeline(), calibration: checked.setup.calibration, counters: counters, output: events, plausibleAgeNs: plausibleAge,
                                     gestures: gestureStage)
         state = ServiceState(counters: counters, events: events, stop: scans.stop, source: source,
                              scanLoop: ScanLoop(source: scans, stage: stage, counters: counters, logger: logger))

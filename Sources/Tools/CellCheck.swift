@@ -48,7 +48,7 @@ public func negativeCells(_ recording: Recording, setup: PanelSetup, channels: [
                 continue
             }
             let limit = -max(0.1, 0.35 * pipeline.pressForce)
-            for c in 0..<pipeline.calibration.count where !found.contains(where: { $0.cell == c }) {
+            for c in 0..<pipeline.cellCount where !found.contains(where: { $0.cell == c }) {
                 let n = pipeline.cellNewtons(c)
                 runs[c] = n < limit ? runs[c] + 1 : 0
                 if runs[c] == runScans {

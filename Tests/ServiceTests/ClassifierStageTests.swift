@@ -17,7 +17,7 @@ struct ClassifierStageTests {
                                    settings: settings, sampleRateHz: 250, timestampSlot: 1)
         let counters = ServiceCounters()
         let ring = try #require(EventChannel())
-        return (ClassifierStage(pipeline: setup.makePipeline(), counters: counters, output: ring), ring, counters, layout, setup)
+        return (ClassifierStage(pipeline: setup.makePipeline(), calibration: setup.calibration, counters: counters, output: ring), ring, counters, layout, setup)
     }
 
     func feed(_ stage: inout ClassifierStage, layout: ScanLayout, newtons: Double, from: Int, count: Int) {
