@@ -167,6 +167,17 @@ public struct Classifier: Sendable {
         if y < _parameters.touchBand {
             _restSample = sample
             _restForce = y
+        } else {
+            // The shape of a rise from rest, for the vibration rule in `_decide`:
+            // read one and two curve spans after the last scan at rest (never
+            // at rest, so the quiet panel pays only the store above).
+            let m = _parameters.vibrationCurveScans
+            let since = sample &- _restSample
+            if since == m {
+                _riseMid = y
+            } else if since == 2 &* m {
+                _riseConcave = y - _restForce < Classifier.vibrationConcaveRatio * (_riseMid - _restForce)
+            }
         }
         // FSR creep: while peeking, pop needs the force above the level the
         // press settled at by the allowance (capped at pop x (1 + allowance)),
@@ -247,18 +258,13 @@ public struct Classifier: Sendable {
             // A swing passes its crest within a scan or two, but the median of
             // three shows the two readings beside a crest (nearly equal on a
             // sine) up to three times in a row.
-            let m = _parameters.vibrationCurveScans
-            let since = sample &- _restSample
-            if since == m {
-                _riseMid = y
-            } else if since == 2 &* m {
-                _riseConcave = y - _restForce < Classifier.vibrationConcaveRatio * (_riseMid - _restForce)
-            }
             if _peekRun > 0 {
                 _flatRun = _peekRun > 1 && Float._abs(y - _crest) <= _parameters.peek * Classifier.vibrationFlatFraction ? _flatRun &+ 1 : 0
                 if _flatRun >= 3 { _riseConcave = false }
                 _crest = _peekRun == 1 ? y : Float._max(_crest, y)
                 let first = sample &- Int64(_peekRun) &+ 1
+                let m = _parameters.vibrationCurveScans
+                let since = sample &- _restSample
                 if first &- _restSample <= _parameters.vibrationRiseScans
                     && (_peekRun < _parameters.vibrationConfirmRun
                         || (m > 0 && (since < 2 &* m || (_riseConcave && since < _parameters.vibrationCurveWaitScans)))) {
