@@ -83,6 +83,14 @@ public struct Classifier: Sendable {
     /// an oscillation turning over.
     @usableFromInline internal var _restSample: Int64 = Classifier.distantPastSample
     @usableFromInline internal var _crest: Float = 0
+    /// The reading at that last scan at rest, the reading one curve span
+    /// after it, and whether the rise from it was concave (see `_decide`).
+    @usableFromInline internal var _restForce: Float = 0
+    @usableFromInline internal var _riseMid: Float = 0
+    @usableFromInline internal var _riseConcave = false
+    /// Scans in a row the reading has stayed at its crest (within a hundredth
+    /// of the peek level) during that wait: three (four readings) mean pinned to a rail or a stop.
+    @usableFromInline internal var _flatRun: Int32 = 0
     /// Idle scans since the last press (counted per block), and blocks in a
     /// row whose mean lay below the baseline by more than the touch band.
     @usableFromInline internal var _quietScans: Int32 = Classifier.countCeiling
@@ -156,7 +164,21 @@ public struct Classifier: Sendable {
         // below zero is held off. A lone negative spike costs at most a
         // hold-off's wait on a press that starts right after it.
         if Float._min(x, y) < -_parameters.touchBand { _undershootSample = sample }
-        if y < _parameters.touchBand { _restSample = sample }
+        if y < _parameters.touchBand {
+            _restSample = sample
+            _restForce = y
+        } else {
+            // The shape of a rise from rest, for the vibration rule in `_decide`:
+            // read one and two curve spans after the last scan at rest (never
+            // at rest, so the quiet panel pays only the store above).
+            let m = _parameters.vibrationCurveScans
+            let since = sample &- _restSample
+            if since == m {
+                _riseMid = y
+            } else if since == 2 &* m {
+                _riseConcave = y - _restForce < Classifier.vibrationConcaveRatio * (_riseMid - _restForce)
+            }
+        }
         // FSR creep: while peeking, pop needs the force above the level the
         // press settled at by the allowance (capped at pop x (1 + allowance)),
         // so creep of up to the allowance under a constant load never pops,
@@ -225,10 +247,32 @@ public struct Classifier: Sendable {
             // quarter below its crest meanwhile: an oscillation turning over
             // (a slam holds or climbs). That fall starts the hold-off, so the
             // burst's later swings (each after a swing below zero) wait too.
+            //
+            // The wait cannot see a 20-40 Hz swing that starts from its zero
+            // crossing: it crests 6-12.5 ms in, after the wait. Its shape gives it
+            // away: a ringing plate starts at its fastest and slows at once (a
+            // sine, concave), while a finger's force from rest first speeds up
+            // (the fingertip stiffens: convex, or a straight ramp at worst). So
+            // the rise is measured one and two curve spans after the last scan
+            // at rest; if concave, the peek waits until a 20 Hz swing would
+            // have turned over (`vibrationCurveWaitScans` after rest), dropped
+            // like the rest if it falls a quarter below its crest. A slam that
+            // reaches its plateau within the span pays that wait, unless it is
+            // pinned there: four readings in a row at its crest (within a
+            // hundredth of the peek level: a rail, a stop) are no oscillation.
+            // A swing passes its crest within a scan or two, but the median of
+            // three shows the two readings beside a crest (nearly equal on a
+            // sine) up to three times in a row.
             if _peekRun > 0 {
+                _flatRun = _peekRun > 1 && Float._abs(y - _crest) <= _parameters.peek * Classifier.vibrationFlatFraction ? _flatRun &+ 1 : 0
+                if _flatRun >= 3 { _riseConcave = false }
                 _crest = _peekRun == 1 ? y : Float._max(_crest, y)
                 let first = sample &- Int64(_peekRun) &+ 1
-                if first &- _restSample <= _parameters.vibrationRiseScans && _peekRun < _parameters.vibrationConfirmRun {
+                let m = _parameters.vibrationCurveScans
+                let since = sample &- _restSample
+                if first &- _restSample <= _parameters.vibrationRiseScans
+                    && (_peekRun < _parameters.vibrationConfirmRun
+                        || (m > 0 && (since < 2 &* m || (_riseConcave && since < _parameters.vibrationCurveWaitScans)))) {
                     if y < _crest * Classifier.vibrationTurnFraction { _undershootSample = sample }
                     return
                 }
@@ -474,6 +518,7 @@ public struct Classifier: Sendable {
         _older = c[14]
         _previous = c[15]
         _lastForce = filtered[15] - _baseline
+        if _restSample == lastSample { _restForce = _lastForce }
         _advance(crossing: (abovePeek, abovePop, belowRelease), runs: (abovePeek, abovePop, belowRelease),
                  scans: n, sample: firstSample, timestampNs: firstTimestampNs)
         _trackBaseline(block: filtered, idle: SIMD16<Float>(repeating: _state == .idle ? 1 : 0))

@@ -74,7 +74,7 @@ public enum TimeSetting: UInt8, Equatable, BitwiseCopyable, Sendable {
     case pressDebounce, releaseDebounce, hold, stuck
     case baselineRise, baselineFall, baselineSmoothing, baselineWarmup
     case baselineSettle, baselineUndershoot, holdSettle, spikeMaximum, vibrationHoldoff
-    case vibrationRise, vibrationConfirm
+    case vibrationRise, vibrationConfirm, vibrationCurve, vibrationCurveWait
 }
 
 /// Why classifier settings were refused.
@@ -149,6 +149,23 @@ public struct ClassifierSettings: Equatable, Sendable {
     /// quarter from its crest meanwhile (an oscillation turning over; a slam
     /// holds or climbs), it was vibration: no peek, and the hold-off starts.
     public var vibrationConfirmMilliseconds: Float = 8
+    /// The span, ms, over which the shape of a rise that fast is judged. A
+    /// plate ringing after a slam starts from zero at its fastest and slows
+    /// at once (a sine from its zero crossing: concave), while a finger's
+    /// force from rest speeds up first as the fingertip stiffens (convex, or
+    /// at worst a straight ramp). Where the force `2 x span` after the last
+    /// scan at rest has risen less than 1.85 times its rise `span` after it,
+    /// the rise is concave and the peek waits ``vibrationCurveWaitMilliseconds``.
+    /// Judged only where the span holds at least two scans (250 scans/s and
+    /// more at 4.5 ms: below that the wait after a fast rise already sees the
+    /// swing turn); 0 disables.
+    public var vibrationCurveMilliseconds: Float = 4.5
+    /// How long after the last scan at rest, ms, a peek after a concave fast
+    /// rise waits: a 20 Hz swing from its zero crossing crests at 12.5 ms and
+    /// falls a quarter below its crest by 18 ms (plus the spike filter's scan),
+    /// and is then dropped as vibration. A slam that reaches its plateau
+    /// within ~8 ms looks the same at first and pays this wait.
+    public var vibrationCurveWaitMilliseconds: Float = 22
     /// Baseline tracking.
     public var baseline = BaselineSettings()
     /// Identical raw values on every force channel for this long report `stuck`; 0 disables.
@@ -192,6 +209,8 @@ public struct ClassifierSettings: Equatable, Sendable {
         guard vibrationHoldoffMilliseconds >= 0 else { throw .negativeTime(.vibrationHoldoff) }
         guard vibrationRiseMilliseconds >= 0 else { throw .negativeTime(.vibrationRise) }
         guard vibrationConfirmMilliseconds >= 0 else { throw .negativeTime(.vibrationConfirm) }
+        guard vibrationCurveMilliseconds >= 0 else { throw .negativeTime(.vibrationCurve) }
+        guard vibrationCurveWaitMilliseconds >= 0 else { throw .negativeTime(.vibrationCurveWait) }
         if let creepAllowance { guard creepAllowance >= 0, creepAllowance < 1 else { throw .creepAllowanceOutOfRange } }
     }
 }
@@ -251,6 +270,10 @@ public struct ClassifierParameters: Equatable, BitwiseCopyable, Sendable {
     /// the peek after one needs this many scans past the level (1 + the wait).
     public let vibrationRiseScans: Int64
     public let vibrationConfirmRun: Int32
+    /// The span, in scans, over which a fast rise's curvature is judged (0:
+    /// not judged), and how long after rest a peek after a concave one waits.
+    public let vibrationCurveScans: Int64
+    public let vibrationCurveWaitScans: Int64
     /// Idle scans before the baseline learns; scans an undershoot must last to be learned.
     public let settleScans: Int32
     public let undershootScans: Int32
@@ -313,6 +336,11 @@ public struct ClassifierParameters: Equatable, BitwiseCopyable, Sendable {
         let confirm = (settings.vibrationConfirmMilliseconds * sampleRateHz / 1000).rounded(.down)
         let wait: Int32 = settings.vibrationConfirmMilliseconds == 0 ? 0 : (confirm >= Float(Int32.max / 2) ? Int32.max / 2 : max(1, Int32(confirm)))
         vibrationConfirmRun = max(pressScans, wait &+ 1)
+        // Rounded down, and off below two scans: the curvature of a rise needs
+        // two steps each side to stand out from the noise.
+        let curve = (settings.vibrationCurveMilliseconds * sampleRateHz / 1000).rounded(.down)
+        vibrationCurveScans = curve >= Float(Int32.max) ? Int64(Int32.max) : (curve < 2 ? 0 : Int64(curve))
+        vibrationCurveWaitScans = Int64(scans(settings.vibrationCurveWaitMilliseconds))
         settleScans = scans(settings.baseline.settleMilliseconds)
         undershootScans = scans(settings.baseline.undershootMilliseconds)
     }

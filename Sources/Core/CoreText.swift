@@ -118,6 +118,8 @@ extension TimeSetting {
         case .vibrationHoldoff: return "vibrationHoldoffMilliseconds"
         case .vibrationRise: return "vibrationRiseMilliseconds"
         case .vibrationConfirm: return "vibrationConfirmMilliseconds"
+        case .vibrationCurve: return "vibrationCurveMilliseconds"
+        case .vibrationCurveWait: return "vibrationCurveWaitMilliseconds"
         }
     }
 }

@@ -51,6 +51,16 @@ extension Classifier {
     /// turning over: a 20 Hz swing falls that far within 6 ms of its crest,
     /// while a slam holds or climbs and tremor moves a held press by 15 %.
     public static let vibrationTurnFraction: Float = 0.75
+    /// A fast rise whose force at twice the curve span is less than this many
+    /// times its force at the span (both above the last reading at rest) is
+    /// concave: a sine from its zero crossing gives 1.46-1.75 at 20-30 Hz and
+    /// 500 scans/s, a straight ramp 2, a finger's S-shaped rise 2.3 and more.
+    public static let vibrationConcaveRatio: Float = 1.85
+    /// A reading within this fraction of the peek level of its crest counts as
+    /// held there (four readings in a row: pinned). A 20 Hz swing of 2 N moves
+    /// 0.02 N a scan at its crest even at 860 scans/s, 0.08 N over two; one
+    /// cell on its rail beside quiet ones moves the sum by a few counts.
+    public static let vibrationFlatFraction: Float = 0.01
     /// Events one per-scan step can raise at most (release and peek, or peek and pop):
     /// the free room ``step(forces:timestamps:count:firstSample:into:)`` keeps in the ring.
     public static let maximumEventsPerStep = 2

@@ -32,6 +32,7 @@ extension Profile {
         out += "stuck_ms = \(s.stuckMilliseconds)\nsaturation_scans = \(s.saturationScans)\nspike_rejection = \(s.spikeRejection)\n"
         out += "spike_max_ms = \(s.spikeMaximumMilliseconds)\nvibration_holdoff_ms = \(s.vibrationHoldoffMilliseconds)\n"
         out += "vibration_rise_ms = \(s.vibrationRiseMilliseconds)\nvibration_confirm_ms = \(s.vibrationConfirmMilliseconds)\n"
+        out += "vibration_curve_ms = \(s.vibrationCurveMilliseconds)\nvibration_curve_wait_ms = \(s.vibrationCurveWaitMilliseconds)\n"
         if let budgetMilliseconds {
             out += "\n[latency]\nbudget_ms = \(JSON.format(budgetMilliseconds))\n"
         }

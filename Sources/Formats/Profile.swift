@@ -248,7 +248,8 @@ struct ProfileReader {
 
         let health = doc.table("health")
         try unknownKeys(health, allowed: ["stuck_ms", "saturation_scans", "spike_rejection", "spike_max_ms", "vibration_holdoff_ms",
-                                         "vibration_rise_ms", "vibration_confirm_ms"], prefix: "health")
+                                         "vibration_rise_ms", "vibration_confirm_ms", "vibration_curve_ms",
+                                         "vibration_curve_wait_ms"], prefix: "health")
         if let v = try positive(health, "stuck_ms", "health.stuck_ms") { settings.stuckMilliseconds = v }
         if let v = try positive(health, "saturation_scans", "health.saturation_scans", allowZero: false,
                                 maximum: Limits.saturationScans.upperBound) {
@@ -262,6 +263,8 @@ struct ProfileReader {
         if let v = try positive(health, "vibration_holdoff_ms", "health.vibration_holdoff_ms") { settings.vibrationHoldoffMilliseconds = v }
         if let v = try positive(health, "vibration_rise_ms", "health.vibration_rise_ms") { settings.vibrationRiseMilliseconds = v }
         if let v = try positive(health, "vibration_confirm_ms", "health.vibration_confirm_ms") { settings.vibrationConfirmMilliseconds = v }
+        if let v = try positive(health, "vibration_curve_ms", "health.vibration_curve_ms") { settings.vibrationCurveMilliseconds = v }
+        if let v = try positive(health, "vibration_curve_wait_ms", "health.vibration_curve_wait_ms") { settings.vibrationCurveWaitMilliseconds = v }
 
         let latency = doc.table("latency")
         try unknownKeys(latency, allowed: ["budget_ms"], prefix: "latency")

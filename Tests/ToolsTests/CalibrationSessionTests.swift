@@ -11,6 +11,7 @@ func runSession(_ recording: Recording, masses: [Double], curve: Bool = false) t
     let meta = recording.metadata
     let force = meta.forceChannels
     var plan = CalibrationPlan(channels: force.map(\.id), channelMaximumRaw: force.map { $0.format.maximumRaw }, sampleRateHz: meta.sampleRateHz)
+    plan.channelMinimumRaw = force.map { $0.format.minimumRaw }
     plan.massCount = masses.count
     plan.curve = curve
     var session = CalibrationSession(plan: plan)
@@ -129,6 +130,93 @@ struct CalibrationSessionTests {
         let check = notes.compactMap { n -> String? in if case .measured(.check, let text) = n { return text }; return nil }
         #expect(check.count == 1 && check[0].contains("on the check spot read"), "\(notes)")
         _ = try checkHeldBack(.panel4, unit: unit, result: result, duration: 40)
+    }
+
+    /// `recording` with the raw words of the force channels `cells` inverted
+    /// within their bits (the rails swap exactly): those cells wired with
+    /// negative gain, so a load lowers their counts. Its calibration is dropped.
+    static func negativeGain(_ recording: Recording, cells: Set<Int>) throws -> Recording {
+        var scans = recording.scans
+        let layout = recording.layout
+        let force = recording.metadata.forceChannels
+        scans.withUnsafeMutableBytes { raw in
+            for i in 0..<recording.scanCount {
+                for c in cells {
+                    let ch = layout[layout.slot(forIndex: force[c].index)!]
+                    let p = raw.baseAddress! + i * layout.scanSize + ch.offset
+                    let v = ch.format.decode(UnsafeRawPointer(p))
+                    ch.format.encode(ch.format.signed ? ~v : ch.format.maximumRaw - v, to: p)
+                }
+            }
+        }
+        var metadata = recording.metadata
+        metadata.calibration = nil
+        return try Recording(metadata: metadata, scans: scans)
+    }
+
+    /// The verification presses' transitions, in order.
+    static func verified(_ notes: [SessionNote]) -> [String] {
+        notes.compactMap { n -> String? in if case .event(let e) = n, e.kind.isTransition { return e.kind.name }; return nil }
+    }
+
+    @Test("A load cell wired with negative gain calibrates like its twin: the scale negative, the levels and the verified presses the same",
+          arguments: [1, 22] as [UInt64])
+    func negativeGainSession(unit: UInt64) throws {
+        let session = try Synthesizer.synthesize(SynthOptions(panel: .hx711at80, seed: 1, duration: 1, unitSeed: unit,
+                                                              script: .calibrationSession(massesGrams: [500])))
+        let (twin, twinNotes) = try runSession(session.recording, masses: [500])
+        let (s, notes) = try runSession(try Self.negativeGain(session.recording, cells: [0]), masses: [500])
+        let result = try #require(s.result, "notes: \(notes)")
+        let positive = try #require(twin.result, "notes: \(twinNotes)")
+        guard case .linear(let zero, let scale) = result.calibration[0].mapping,
+              case .linear(let twinZero, let twinScale) = positive.calibration[0].mapping else { Issue.record("not linear"); return }
+        #expect(scale < 0 && abs(scale / -twinScale - 1) < 0.001, "scale \(scale) vs the twin's \(twinScale)")
+        // The zero mirrors the twin's to within a thousandth of a newton (the unloaded step's fit rounds either way).
+        #expect(abs((zero - (16_777_215 - twinZero)) * scale) < 0.001, "zero \(zero) vs the twin's \(twinZero) inverted")
+        #expect(abs(result.settings.peekNewtons / positive.settings.peekNewtons - 1) < 0.01)
+        #expect(abs(result.settings.popNewtons / positive.settings.popNewtons - 1) < 0.01)
+        #expect(Self.verified(notes) == ["peek", "release", "peek", "pop", "release", "peek", "release", "peek", "pop", "release"],
+                "\(Self.verified(notes))")
+    }
+
+    @Test("A four-cell panel with cells wired with negative gain: each gain within 2 % of the model's, with its sign; the check passes",
+          arguments: [[1], [0, 1, 2, 3]] as [[Int]])
+    func negativeGainCells(cells: [Int]) throws {
+        let session = try Synthesizer.synthesize(SynthOptions(panel: .panel4, seed: 1, duration: 1, unitSeed: 9,
+                                                              script: .calibrationSession(massesGrams: [500])))
+        let (s, notes) = try runSession(try Self.negativeGain(session.recording, cells: Set(cells)), masses: [500])
+        let result = try #require(s.result, "notes: \(notes)")
+        for (c, (cal, truth)) in zip(result.calibration, session.model.calibration.force).enumerated() {
+            guard case .linear(_, let gain) = cal.mapping, case .linear(_, let model) = truth.mapping else { Issue.record("not linear"); continue }
+            let expected = cells.contains(c) ? -model : model
+            // 2 %, the check's own tolerance: before the wiring is known, the drift
+            // around each placement is shared equally, which a reversed cell takes
+            // with the wrong sign (1.7 % on the reversed cell of this unit, which drifts about 1000 counts/s).
+            #expect(abs(gain / expected - 1) < 0.02, "\(cal.channel): \(gain) N/count vs \(expected)")
+        }
+        let check = notes.compactMap { n -> String? in if case .measured(.check, let text) = n { return text }; return nil }
+        #expect(check.count == 1 && check[0].contains("on the check spot read"), "\(notes)")
+        #expect(Self.verified(notes).filter { $0 == "peek" }.count >= 4, "\(Self.verified(notes))")
+    }
+
+    @Test("An FSR read so that force lowers the counts: the curve runs down to the lower rail, ascending in raw, through each mass")
+    func negativeGainCurve() throws {
+        let masses = [50.0, 100, 200, 500]
+        let session = try Synthesizer.synthesize(SynthOptions(panel: .fsrADS1115, seed: 1, duration: 1, unitSeed: 5,
+                                                              script: .calibrationSession(massesGrams: masses)))
+        let (s, notes) = try runSession(try Self.negativeGain(session.recording, cells: [0]), masses: masses, curve: true)
+        let result = try #require(s.result, "notes: \(notes)")
+        guard case .curve(let points) = result.calibration[0].mapping, case .fsr(let divider) = session.model.transducers[0] else {
+            Issue.record("not a curve"); return
+        }
+        #expect(points.count == masses.count + 2, "the rail, each mass, and zero")
+        #expect(zip(points, points.dropFirst()).allSatisfy { $0.raw < $1.raw && $0.newtons > $1.newtons }, "\(points)")
+        // The ADS1115's s16 word inverted: ~raw.
+        for (g, p) in zip(masses.reversed(), points.dropFirst().dropLast()) {
+            let truth = divider.newtons(atCounts: Double(~Int64(p.raw)))
+            #expect(abs(truth / (g / 1000 * standardGravity) - 1) < 0.02, "\(g) g at raw \(p.raw): the FSR says \(truth) N")
+        }
+        #expect(Self.verified(notes).filter { $0 == "peek" }.count >= 4, "\(Self.verified(notes))")
     }
 
     @Test("A mass of zero or less is refused with a message that says what to do")

@@ -144,7 +144,10 @@ struct CellCalibrationTests {
         let solved = try #require(cellGains(scaled, newtons: newtons))
         for (a, b) in zip(solved, gains) { #expect(abs(a / b - 1) < 1e-5, "\(solved)") }
         #expect(cellGains([[1, 1], [2, 2]], newtons: 1) == nil, "a singular system")
-        #expect(cellGains([[1, 0], [0, -1]], newtons: 1) == nil, "a negative gain")
+        // A cell that reads its own placement lower is wired with negative gain: its gain is negative.
+        #expect(cellGains([[1, 0], [0, -1]], newtons: 1) == [1, -1], "a cell wired with negative gain")
+        // A gain whose sign contradicts the cell's own reading is a bad placement: 2a + b = 1, a + 0.1b = 1 gives b = -1.25.
+        #expect(cellGains([[2, 1], [1, 0.1]], newtons: 1) == nil, "a gain against the cell's own reading")
         #expect(cellGains([[1, 2]], newtons: 1) == nil, "not square")
     }
 

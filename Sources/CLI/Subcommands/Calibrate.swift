@@ -143,6 +143,7 @@ extension ForceStage {
             guard !force.isEmpty else { throw CommandFailure(.deviceFault, "\(source) has no force channel") }
             var plan = CalibrationPlan(channels: force.map(\.id), channelMaximumRaw: force.map { $0.format.maximumRaw },
                                        sampleRateHz: metadata.sampleRateHz)
+            plan.channelMinimumRaw = force.map { $0.format.minimumRaw }
             plan.massCount = massCount
             plan.curve = curve
             plan.verificationPresses = verifyPresses

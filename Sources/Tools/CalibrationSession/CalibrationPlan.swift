@@ -7,6 +7,9 @@ public struct CalibrationPlan: Sendable {
     public var channels: [String]
     /// Each channel's highest raw value (its format's rail), to carry a curve to the rail.
     public var channelMaximumRaw: [Int64]
+    /// Each channel's lowest raw value (its lower rail), to carry a curve down
+    /// to it where a load lowers the counts (negative gain); 0 unless given.
+    public var channelMinimumRaw: [Int64]
     public var sampleRateHz: Double
     /// How many known masses are weighed; each must be given (``SessionInput/mass(_:grams:)``) before it is lifted off.
     /// A per-cell session weighs one mass, at every spot.
@@ -43,6 +46,7 @@ public struct CalibrationPlan: Sendable {
     public init(channels: [String], channelMaximumRaw: [Int64], sampleRateHz: Double) {
         self.channels = channels
         self.channelMaximumRaw = channelMaximumRaw
+        self.channelMinimumRaw = Array(repeating: 0, count: channelMaximumRaw.count)
         self.sampleRateHz = sampleRateHz
         if let cells = Self.standardCells(count: channels.count) {
             cellPositions = cells.positions

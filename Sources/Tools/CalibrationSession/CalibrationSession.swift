@@ -26,6 +26,13 @@ public struct CalibrationSession: Sendable {
     private var window: [Double] = []          // the last three summed deltas, for the median
     private var rest = 0.0                      // the resting level (counts), followed while idle
     private var active = false
+    /// +1 or -1: which way the current activity moved the summed counts. A
+    /// cell wired with negative gain reads lower under a load; until the
+    /// calibration says which way each channel runs, a load may go either way.
+    private var activitySign = 1.0
+    /// Per channel, +1 or -1: the direction its counts run under a load, from
+    /// the calibration once it is known (empty until then: every channel +1).
+    private var channelSigns: [Double] = []
     private var quietScans = 0
     private var segment: [[Double]] = []        // per channel raw during the current activity
     private var segmentSum: [Double] = []
@@ -152,7 +159,8 @@ public struct CalibrationSession: Sendable {
     // MARK: - Activity: masses and presses
 
     private func delta(_ raw: [Int64]) -> Double {
-        raw.indices.reduce(0.0) { $0 + Double(raw[$1]) - unloaded!.zeroRaw[$1] }
+        if channelSigns.isEmpty { return raw.indices.reduce(0.0) { $0 + Double(raw[$1]) - unloaded!.zeroRaw[$1] } }
+        return raw.indices.reduce(0.0) { $0 + channelSigns[$1] * (Double(raw[$1]) - unloaded!.zeroRaw[$1]) }
     }
 
     private mutating func feedActivity(_ raw: [Int64], sample: Int) -> [SessionNote] {
@@ -161,7 +169,10 @@ public struct CalibrationSession: Sendable {
         if window.count > 3 { window.removeFirst() }
         let level = window.count == 3 ? window.sorted()[1] : d
         if !active {
-            if level - rest > threshold {
+            // Before the calibration is known a load may read either way (negative
+            // gain); after it, `delta` runs every channel the way a load reads.
+            if level - rest > threshold || (channelSigns.isEmpty && rest - level > threshold) {
+                activitySign = level - rest >= 0 ? 1 : -1
                 active = true
                 quietScans = 0
                 segment = Array(repeating: [], count: raw.count)
@@ -181,8 +192,8 @@ public struct CalibrationSession: Sendable {
             }
         }
         for c in raw.indices { segment[c].append(Double(raw[c])) }
-        segmentSum.append(level - rest)
-        if level - rest < threshold / 2 { quietScans += 1 } else { quietScans = 0 }
+        segmentSum.append(activitySign * (level - rest))
+        if activitySign * (level - rest) < threshold / 2 { quietScans += 1 } else { quietScans = 0 }
         let quietNeeded = max(3, Int(0.25 * scansPerSecond))
         guard quietScans >= quietNeeded else { return [] }
         // The activity ended: drop the quiet tail and measure it.
@@ -191,7 +202,7 @@ public struct CalibrationSession: Sendable {
         let count = segmentSum.count - quietScans
         // Where the reading settled once the load was gone, above the rest before it:
         // the drift during the activity (a mass is weighed from the middle of the two).
-        let settledAfter = segmentSum.suffix(quietScans).reduce(0, +) / Double(max(1, quietScans))
+        let settledAfter = activitySign * segmentSum.suffix(quietScans).reduce(0, +) / Double(max(1, quietScans))
         let sums = Array(segmentSum.prefix(count))
         let channels = segment.map { Array($0.prefix(count)) }
         segment = []
@@ -219,9 +230,12 @@ public struct CalibrationSession: Sendable {
         // Measured from the resting level around the load -- midway between the rest
         // just before it (followed while idle) and where the reading settled after
         // it -- not from the zero of the unloaded step seconds earlier: the zero drifts.
+        // An equal share per channel, back in each channel's raw direction
+        // (`rest` runs the way a load reads once the calibration is known).
         let restShare = (rest + driftDuring / 2) / Double(channels.count)
+        let restShares = channels.indices.map { channelSigns.isEmpty ? restShare : channelSigns[$0] * restShare }
         let load: RestingLoad
-        switch RestingLoad.measure(sums: sums, channels: channels, zeros: unloaded!.zeroRaw, restShare: restShare,
+        switch RestingLoad.measure(sums: sums, channels: channels, zeros: unloaded!.zeroRaw, restShares: restShares,
                                    noise: noise, sampleRateHz: scansPerSecond) {
         case .success(let l): load = l
         case .failure(.none): return []
@@ -286,7 +300,8 @@ public struct CalibrationSession: Sendable {
     private mutating func fitCalibration() -> [SessionNote] {
         let zeros = unloaded!.zeroRaw
         if plan.curve && plan.channels.count == 1 {
-            let points = massCurve(zero: zeros[0], massPoints, rail: Double(plan.channelMaximumRaw[0]))
+            let points = massCurve(zero: zeros[0], massPoints, rail: Double(plan.channelMaximumRaw[0]),
+                                   floor: Double(plan.channelMinimumRaw[0]))
             calibration = [ForceChannelCalibration(channel: plan.channels[0], mapping: .curve(points))]
         } else {
             let scale = sharedGain(massPoints)
@@ -300,6 +315,15 @@ public struct CalibrationSession: Sendable {
     /// The calibration is known: the press floor follows from it; one line says what it is.
     private mutating func calibrated() -> [SessionNote] {
         mappings = calibration.map(\.mapping)
+        // Which way each channel reads under a load: from here on `delta` sums
+        // them that way, so a load reads up on a panel with any cell wired
+        // with negative gain. The resting level was followed in the raw sum:
+        // it starts again from the zero.
+        let signs = mappings.map { direction(of: $0) }
+        if signs.contains(-1) {
+            channelSigns = signs
+            rest = 0
+        }
         // The counts (summed over the channels, from zero) that read 0.1 N.
         var low = 0.0, high = Double(plan.channelMaximumRaw.max() ?? 1) * 2 + 1
         for _ in 0..<60 {
@@ -368,9 +392,20 @@ public struct CalibrationSession: Sendable {
     /// cells' mean gain for lines, along the first channel's curve for a curve.
     private func newtonsAbove(_ counts: Double) -> Double {
         guard let m = mappings.first else { return 0 }
-        if case .linear = m { return counts * mappings.map(slope(of:)).reduce(0, +) / Double(mappings.count) }
+        // `counts` run the way a load reads (see `delta`): along each channel's own direction.
+        if case .linear = m {
+            return counts * mappings.map { slope(of: $0) * (channelSigns.isEmpty ? 1 : direction(of: $0)) }.reduce(0, +) / Double(mappings.count)
+        }
         let zero = unloaded!.zeroRaw[0]
-        return m.newtons(forRaw: zero + counts) - m.newtons(forRaw: zero)
+        return m.newtons(forRaw: zero + (channelSigns.isEmpty ? 1 : direction(of: m)) * counts) - m.newtons(forRaw: zero)
+    }
+
+    /// +1 where a channel's newtons grow with its counts, -1 where a load lowers them (negative gain).
+    private func direction(of mapping: ForceMapping) -> Double {
+        switch mapping {
+        case .linear(_, let s): return s < 0 ? -1 : 1
+        case .curve(let p): return (p.last?.newtons ?? 0) < (p.first?.newtons ?? 0) ? -1 : 1
+        }
     }
 
     private func slope(of mapping: ForceMapping) -> Double {

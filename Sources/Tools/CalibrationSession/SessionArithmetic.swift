@@ -65,9 +65,10 @@ struct RestingLoad {
     ///   - sums: the summed counts above the resting level, per scan of the activity.
     ///   - channels: each channel's raw values over the same scans.
     ///   - zeros: each channel's zero (the unloaded step's median).
-    ///   - restShare: each channel's share of the resting level around the load (drift), counts.
+    ///   - restShares: each channel's share of the resting level around the load (drift), counts, in the
+    ///     direction its raw counts run.
     ///   - noise: the summed channels' noise, counts rms.
-    static func measure(sums: [Double], channels: [[Double]], zeros: [Double], restShare: Double, noise: Double,
+    static func measure(sums: [Double], channels: [[Double]], zeros: [Double], restShares: [Double], noise: Double,
                         sampleRateHz: Double) -> Result<RestingLoad, Refusal> {
         let smooth = medianOfThree(sums)
         guard let top = smooth.max(), let first = smooth.firstIndex(where: { $0 >= 0.9 * top }),
@@ -83,7 +84,7 @@ struct RestingLoad {
         // Each channel through a median of three first: a spike while the mass rests
         // would otherwise move the mean (one 4 N spike in 160 scans is 0.6 %).
         let deltas = channels.indices.map { c in
-            medianOfThree(channels[c])[range].reduce(0, +) / Double(range.count) - zeros[c] - restShare
+            medianOfThree(channels[c])[range].reduce(0, +) / Double(range.count) - zeros[c] - restShares[c]
         }
         return .success(RestingLoad(deltas: deltas, residual: fit.residualStd))
     }
@@ -103,18 +104,22 @@ func sharedGain(_ points: [(deltas: [Double], grams: Double)]) -> Double {
 
 /// A monotone curve from the zero through each weighed mass, carried on to
 /// the rail along the last segment's slope (a press harder than the heaviest
-/// mass still reads higher).
-func massCurve(zero: Double, _ points: [(deltas: [Double], grams: Double)], rail: Double) -> [CurvePoint] {
+/// mass still reads higher). Where a load lowers the counts (a sensor wired
+/// with negative gain) the curve runs down to `floor`, the lower rail, and is
+/// returned in ascending raw order, as a curve is written.
+func massCurve(zero: Double, _ points: [(deltas: [Double], grams: Double)], rail: Double, floor: Double) -> [CurvePoint] {
     var curve = [CurvePoint(raw: zero.rounded(), newtons: 0)]
     for m in points {
         curve.append(CurvePoint(raw: (zero + m.deltas[0]).rounded(), newtons: (m.grams / 1000 * standardGravity * 1000).rounded() / 1000))
     }
     let a = curve[curve.count - 2], b = curve[curve.count - 1]
-    if rail > b.raw + 1 {
+    let down = b.raw < a.raw
+    let end = down ? floor : rail
+    if down ? end < b.raw - 1 : end > b.raw + 1 {
         let slope = (b.newtons - a.newtons) / (b.raw - a.raw)
-        curve.append(CurvePoint(raw: rail, newtons: ((b.newtons + slope * (rail - b.raw)) * 1000).rounded() / 1000))
+        curve.append(CurvePoint(raw: end, newtons: ((b.newtons + slope * (end - b.raw)) * 1000).rounded() / 1000))
     }
-    return curve
+    return down ? curve.reversed() : curve
 }
 
 /// Each cell's own gain from one known force set down at as many spots as
@@ -125,7 +130,9 @@ func massCurve(zero: Double, _ points: [(deltas: [Double], grams: Double)], rail
 /// - Returns: newtons per count per cell (six significant digits), or `nil`
 ///   when the placements do not tell the cells apart (a pivot under 1 % of
 ///   the largest reading: placements on the marks near each cell give pivots
-///   of about half of it) or a gain comes out not positive.
+///   of about half of it) or a gain comes out with the wrong sign: each cell
+///   must read its own placement as a load, so its gain has the sign of its
+///   reading there (negative for a cell wired with negative gain).
 func cellGains(_ placements: [[Double]], newtons: Double) -> [Double]? {
     let n = placements.count
     guard n > 0, placements.allSatisfy({ $0.count == n }) else { return nil }
@@ -142,7 +149,7 @@ func cellGains(_ placements: [[Double]], newtons: Double) -> [Double]? {
         }
     }
     let gains = (0..<n).map { a[$0][n] / a[$0][$0] }
-    guard gains.allSatisfy({ $0 > 0 && $0.isFinite }) else { return nil }
+    guard (0..<n).allSatisfy({ gains[$0].isFinite && gains[$0] * placements[$0][$0] > 0 }) else { return nil }
     return gains.map { significant($0, 6) }
 }
 
