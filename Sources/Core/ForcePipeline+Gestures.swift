@@ -124,6 +124,9 @@ extension ForcePipeline {
     }
 }
 
+// The gesture layer (Sources/Gestures) is host-side: what it alone reads is not
+// built for Embedded targets, so their .text carries none of it.
+#if !hasFeature(Embedded)
 extension _PressureWindow {
     /// ``position(gate:zeros:)`` without deciding: the same arithmetic on a
     /// copy, so the last decided position (which only events set) stays.
@@ -290,3 +293,4 @@ extension ForcePipeline {
         #endif
     }
 }
+#endif
