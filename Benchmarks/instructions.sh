@@ -12,9 +12,15 @@
 #   panel4  two minutes of a four-cell plate (be:s24/32>>8) at 500 scans/s
 #   quiet   ten minutes of an HX711 at 80 scans/s with one press, noise, hum and drift only:
 #           its classify figure per 16-scan block is the fast path's cost per quiet block
+#   offcentre  ../shared/recordings/panel4-500hz-offcentre-sample.json (20 s of a four-cell plate
+#           pressed off centre), decode+classify and decode+classify+gestures only; skipped, saying
+#           so, where ../shared is absent
 # Loops (Sources/Bench/Loops): decode+classify and classify, batched (block fast path)
 # and one scan at a time (the service's path today: it steps one scan at a time);
-# libiio's iio_channel_convert per sample plus the scale, and a vectorised sum, as references.
+# libiio's iio_channel_convert per sample plus the scale, and a vectorised sum, as references;
+# on the panels with cell positions (panel4, offcentre) also decode+classify+gestures: the
+# gesture layer (GestureDriver, as `run` with a profile's regions) with two regions, the plate's
+# left half (its own levels, two quick actions) and its right half, no progress.
 # Each loop runs once to warm up, then callgrind's counters are zeroed, the loop runs
 # once more over the whole recording and the counters are dumped (Benchmarks/Tools/InstructionCounts).
 #
@@ -38,8 +44,15 @@ driver=$(swift build -c release --package-path Benchmarks --show-bin-path)/Instr
 "$bin" synth --panel panel4 --seed 1 --duration 120 -o "$work/panel4.json" >/dev/null
 "$bin" synth --panel hx711-80 --seed 1 --duration 600 --presses 1 --artefacts noise,hum,drift -o "$work/quiet.json" >/dev/null
 
+offcentre=()
+shared="$root/../shared/recordings/panel4-500hz-offcentre-sample.json"
+if [ -f "$shared" ]; then
+    offcentre=(--loops "decode+classify,decode+classify+gestures" offcentre="$shared")
+else
+    echo "instructions.sh: $shared is absent: no offcentre rows" >&2
+fi
 valgrind --tool=callgrind --callgrind-out-file="$work/cg.%p" --dump-instr=no \
-    "$driver" kiosk="$work/kiosk.json" panel4="$work/panel4.json" quiet="$work/quiet.json" \
+    "$driver" kiosk="$work/kiosk.json" panel4="$work/panel4.json" quiet="$work/quiet.json" "${offcentre[@]}" \
     >"$work/valgrind.log" 2>&1 || { tail -20 "$work/valgrind.log"; exit 2; }
 
 python3 - "$work" "$root/Benchmarks/instructions-reference.json" "$update" "${MAX_GROWTH_PERCENT:-5}" <<'PY'
@@ -61,11 +74,11 @@ if not rows:
     sys.exit(2)
 
 figures = {}
-print(f"{'recording':8} {'loop':31} {'instructions':>14} {'per scan':>10}")
+print(f"{'recording':9} {'loop':31} {'instructions':>14} {'per scan':>10}")
 for (recording, loop), (total, scans, blocks) in sorted(rows.items()):
     per_scan = total / scans
     figures[f"{recording} {loop}"] = round(per_scan, 2)
-    print(f"{recording:8} {loop:31} {total:14,d} {per_scan:10.2f}")
+    print(f"{recording:9} {loop:31} {total:14,d} {per_scan:10.2f}")
 quiet = rows.get(("quiet", "classify"))
 if quiet:
     per_block = quiet[0] / quiet[2]
@@ -75,6 +88,10 @@ for recording in ("kiosk", "panel4"):
     ours = rows.get((recording, "decode+classify")); conv = rows.get((recording, "iio_channel_convert"))
     if ours and conv:
         print(f"{recording}: iio_channel_convert costs {conv[0] / ours[0]:.2f}x decode+classify")
+for recording in ("panel4", "offcentre"):
+    ours = rows.get((recording, "decode+classify")); gestures = rows.get((recording, "decode+classify+gestures"))
+    if ours and gestures:
+        print(f"{recording}: decode+classify+gestures costs {(gestures[0] / ours[0] - 1) * 100:+.1f} % over decode+classify")
 
 if update:
     json.dump({"instructionsPerScan": figures}, open(reference_path, "w"), indent=2, sort_keys=True)

@@ -22,7 +22,10 @@ public enum PositionError: Error, Equatable, Sendable {
     /// Fewer than two cells: one cell cannot say where a press is.
     case tooFewCells(Int)
     /// The cells all sit on one line (or one point): a position across it cannot be told.
+    /// (Two cells always sit on one line: a bar, refused only when they sit at one point, ``samePoint``.)
     case collinear
+    /// The two cells of a two-cell bar sit at one point: a position along the bar cannot be told.
+    case samePoint
 }
 
 /// Where each force cell supports the plate, in force-channel order.
@@ -46,6 +49,15 @@ public struct CellPositions: Equatable, BitwiseCopyable, Sendable {
             n += 1
         }
         guard n >= 2 else { throw .tooFewCells(n) }
+        if n == 2 {
+            // A bar: the position is told along the line through the two cells.
+            let dx = xs[1] - xs[0], dy = ys[1] - ys[0]
+            guard dx * dx + dy * dy > 1e-6 else { throw .samePoint }
+            _x = xs
+            _y = ys
+            count = n
+            return
+        }
         // Twice the largest triangle any three cells span: zero when they are collinear.
         var spread: Float = 0
         if n >= 3 {
@@ -73,10 +85,32 @@ public struct CellPositions: Equatable, BitwiseCopyable, Sendable {
                             PlatePoint(x: 0, y: 1), PlatePoint(x: 1, y: 1)])
     }
 
-    /// The default for a panel of `cells` force channels: the corners for
-    /// four, none otherwise (a panel whose cells are elsewhere must say where).
+    /// The default for a two-cell panel: a bar along x, the cells at its ends,
+    /// `[0, 0.5]` and `[1, 0.5]` (so every position has y = 0.5).
+    public static var bar: CellPositions {
+        // Two distinct points are never refused.
+        try! CellPositions([PlatePoint(x: 0, y: 0.5), PlatePoint(x: 1, y: 0.5)])
+    }
+
+    /// The default for a three-cell panel: a triangle, the first two cells at
+    /// the top corners as on a four-cell plate and the third at the bottom
+    /// edge's middle, `[0, 0]`, `[1, 0]`, `[0.5, 1]` (positions fall inside it).
+    public static var triangle: CellPositions {
+        // Three corners of a triangle are never refused.
+        try! CellPositions([PlatePoint(x: 0, y: 0), PlatePoint(x: 1, y: 0), PlatePoint(x: 0.5, y: 1)])
+    }
+
+    /// The default for a panel of `cells` force channels: a bar for two
+    /// (``bar``), a triangle for three (``triangle``), the corners for four
+    /// (``corners``, the spec's order), none otherwise (a panel whose cells are
+    /// elsewhere, or more than four, must say where).
     public static func standard(forCells cells: Int) -> CellPositions? {
-        cells == 4 ? corners : nil
+        switch cells {
+        case 2: return bar
+        case 3: return triangle
+        case 4: return corners
+        default: return nil
+        }
     }
 
     /// Cell `i`'s position.
@@ -264,6 +298,7 @@ extension PositionError {
         case .tooManyCells(let n): return "\(n) cell positions; a panel has at most \(PanelCalibration.maximumForceChannels) cells"
         case .tooFewCells(let n): return "\(n) cell position(s) for a multi-cell panel; every force cell needs one, and at least two cells"
         case .collinear: return "the cells all lie on one line, so a press's position across it cannot be told"
+        case .samePoint: return "the two cells sit at one point, so a press's position along them cannot be told"
         }
     }
 }

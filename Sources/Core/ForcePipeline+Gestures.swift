@@ -123,3 +123,174 @@ extension ForcePipeline {
         #endif
     }
 }
+
+// The gesture layer (Sources/Gestures) is host-side: what it alone reads is not
+// built for Embedded targets, so their .text carries none of it.
+#if !hasFeature(Embedded)
+extension _PressureWindow {
+    /// ``position(gate:zeros:)`` without deciding: the same arithmetic on a
+    /// copy, so the last decided position (which only events set) stays.
+    @inlinable @inline(__always)
+    internal func _peekPosition(gate: Float, zeros: _CellZeros) -> PlatePoint? {
+        var copy = self
+        return copy.position(gate: gate, zeros: zeros)
+    }
+}
+
+/// What ``ForcePipeline/processPressedBlock(_:into:)`` hands the gesture
+/// layer for each scan of a block it took whole: the press force and the
+/// centre of pressure as ``ForcePipeline/pressForce`` and
+/// ``ForcePipeline/centreOfPressure`` read after that scan's
+/// ``ForcePipeline/process(scan:into:)``. Fixed size, no allocation.
+public struct PressedBlockScans: BitwiseCopyable, Sendable {
+    /// The sample number of the block's first scan.
+    public var first: Int64 = 0
+    @usableFromInline internal var _forces = InlineArray<16, Float>(repeating: 0)
+    @usableFromInline internal var _x = InlineArray<16, Float>(repeating: 0)
+    @usableFromInline internal var _y = InlineArray<16, Float>(repeating: 0)
+    /// Bit k: scan k has a centre of pressure (none before any press reached the gate, or without cell positions).
+    @usableFromInline internal var _hasPosition: UInt32 = 0
+
+    @inlinable
+    public init() {}
+
+    /// The press force after scan `k` (0 ..< ``Classifier/blockScans``).
+    @inlinable
+    public func force(_ k: Int) -> Float { _forces[k] }
+
+    /// The centre of pressure after scan `k` (0 ..< ``Classifier/blockScans``).
+    @inlinable
+    public func position(_ k: Int) -> PlatePoint? {
+        (_hasPosition >> UInt32(truncatingIfNeeded: k)) & 1 != 0 ? PlatePoint(x: _x[k], y: _y[k]) : nil
+    }
+
+    @inlinable
+    internal mutating func _set(_ k: Int, _ p: PlatePoint?) {
+        guard let p else { return }
+        _x[k] = p.x
+        _y[k] = p.y
+        _hasPosition |= 1 << UInt32(truncatingIfNeeded: k)
+    }
+}
+
+extension ForcePipeline {
+    /// ``centreOfPressure``, read in place (inlined into the gesture layer's scan step).
+    @inlinable
+    public var pressPosition: PlatePoint? {
+        guard _decode.hasPositions else { return nil }
+        return _pressure._peekPosition(gate: positionGate, zeros: _cellZeros)
+    }
+
+    /// Takes one block of ``Classifier/blockScans`` scans at `scans` through
+    /// the block path while a press is in progress, but only a block in which
+    /// the classifier decides nothing (it takes the block whole, so it raises
+    /// no event) and no scan could raise a health event; on a panel with cell
+    /// positions, only a block aligned with the cells' zero blocks (so the
+    /// zeros can move only after its last scan). Fills `out` with each scan's
+    /// press force and centre of pressure, exactly as reading ``pressForce``
+    /// and ``centreOfPressure`` after each scan's ``process(scan:into:)``
+    /// gives them, and leaves the state that those steps leave. Otherwise
+    /// returns false, having changed nothing: the caller steps the scans one at a time.
+    ///
+    /// What the gesture layer follows a press with: the moments of the
+    /// block's scans are computed from their bytes as the scan step sums them.
+    /// - Complexity: O(blockScans × force channels); no allocation.
+    @inlinable
+    public mutating func processPressedBlock(_ scans: UnsafeRawPointer, into out: inout PressedBlockScans) -> Bool {
+        #if hasFeature(Embedded) && (arch(arm) || arch(riscv32))
+        // The block path is off here (Classifier.blockPathEnabled): none of it is built.
+        return false
+        #else
+        // What process(scans:into:) and _processBlock ask before a block, in the same order.
+        guard _classifier._blockFill == 0 && _classifier._history >= 2 else { return false }
+        guard !_stuck && !_saturated && !_clipped && !_lost && !_classifier._suspended else { return false }
+        guard _classifier._parameters.spikeRejection else { return false }
+        let first = _nextSample
+        guard first > 0 else { return false }
+        let positions = _decode.hasPositions
+        if positions {
+            // The zeros move only where a zero block closes: at the block's last scan when aligned.
+            guard Int(truncatingIfNeeded: first) & (CentreOfPressure.zeroBlockScans &- 1) == 0 else { return false }
+        }
+        // From here as _processBlock, on locals, until the classifier takes the block whole.
+        let stuckScans = _classifier._parameters.stuckScans
+        var last = _last
+        var state = _scan
+        var counters = _counters
+        var zeroSums = _zeroSums
+        var forces = SIMD16<Float>()
+        var stamps = InlineArray<16, Int64>(repeating: 0)
+        var changed: UInt32 = 0
+        var held = _BlockPositions()
+        guard _decode.readBlock(scans, stride: layout.scanSize, first: first, last: &last, counters: &counters,
+                                timing: _timing, positions: positions, totals: &forces, stamps: &stamps,
+                                changed: &changed, held: &held, zeroSums: &zeroSums) else { return false }
+        var window = InlineArray<18, Float>(repeating: 0)
+        window[0] = _classifier._older
+        window[1] = _classifier._previous
+        withUnsafeMutableBytes(of: &window) { $0.storeBytes(of: forces, toByteOffset: 8, as: SIMD16<Float>.self) }
+        let baseline = _classifier._baseline, band = _classifier._parameters.touchBand
+        let advanced = withUnsafeBytes(of: &window) { raw in
+            state.advance(block: raw.baseAddress!.assumingMemoryBound(to: Float.self) + 2, changed: changed,
+                          baseline: baseline, band: band, stuckScans: stuckScans)
+        }
+        guard advanced else { return false }
+        let baselineBefore = _classifier._baseline
+        let (a, b, c) = withUnsafeBytes(of: &window) { raw in
+            (raw.loadUnaligned(as: SIMD16<Float>.self),
+             raw.loadUnaligned(fromByteOffset: 4, as: SIMD16<Float>.self),
+             raw.loadUnaligned(fromByteOffset: 8, as: SIMD16<Float>.self))
+        }
+        // The press force of each scan, as the scan step takes it (spike-filtered, less the
+        // baseline, which moves only after the block): before stepBlock moves the baseline.
+        let p = _classifier._parameters
+        let filtered = _spikeFilter(a, b, c, isolated: p.spikeIsolated, agreement: p.spikeAgreement,
+                                    floor: baselineBefore - p.touchBand)
+        let windowBefore = _pressure
+        let zerosBefore = _cellZeros
+        // Changes nothing when it refuses the block.
+        guard _classifier.stepBlock(older: a, previous: b, forces: c, firstSample: first, firstTimestampNs: stamps[0]) else {
+            return false
+        }
+        // Taken whole: commit what the per-scan steps would have left.
+        _last = last
+        _scan = state
+        _counters = counters
+        _nextSample &+= Int64(Classifier.blockScans)
+        _saturatedRun = 0
+        _lastForce = window[Classifier.blockScans &+ 1]
+        if positions {
+            _zeroSums = zeroSums
+            _recordTail(held, forces: c, first: first, upTo: Classifier.blockScans &- 1, baseline: baselineBefore)
+        }
+        out.first = first
+        out._hasPosition = 0
+        for k in 0..<Classifier.blockScans { out._forces[k] = filtered[k] - baselineBefore }
+        if positions {
+            // Each scan's window, as the scan step records it; the zeros as they
+            // were until the last scan, whose position is read from the committed state.
+            let gate = positionGate
+            let tail = Classifier.blockScans &- CentreOfPressure.windowScans
+            let size = layout.scanSize
+            var w = windowBefore
+            for k in 0..<(Classifier.blockScans &- 1) {
+                let mx: Float, my: Float
+                if k >= tail {
+                    mx = held.momentsX[k &- tail]
+                    my = held.momentsY[k &- tail]
+                } else {
+                    (mx, my) = _decode.moments(scans + k &* size)
+                }
+                w.record(sample: first &+ Int64(k), force: c[k], x: mx, y: my)
+                out._set(k, w._peekPosition(gate: gate, zeros: zerosBefore))
+            }
+            out._set(Classifier.blockScans &- 1, _pressure._peekPosition(gate: gate, zeros: _cellZeros))
+        }
+        #if DEBUG
+        _checkInvariants()
+        #endif
+        return true
+        #endif
+    }
+}
+#endif

@@ -10,8 +10,9 @@ public struct PanelSetup: Sendable {
     public var parameters: ClassifierParameters
     public var timestampSlot: Int?
     public var sampleRateHz: Double
-    /// Where the cells are: the calibration's positions, else the spec's
-    /// corners for four force channels, else nil (no press positions).
+    /// Where the cells are: the calibration's positions, else the standard
+    /// ones for two, three or four force channels (a bar, a triangle, the
+    /// spec's corners: ``CellPositions/standard(forCells:)``), else nil (no press positions).
     public var positions: CellPositions?
 
     /// A fresh pipeline for this setup.

@@ -453,10 +453,12 @@ struct ProfileReader {
         for (i, t) in doc.array("region").enumerated() {
             let path = "region[\(i)]"
             try unknownKeys(t, allowed: ["name", "rect", "peek_newtons", "pop_newtons", "sensitivity", "actions", "default"], prefix: path)
-            if channels.count < 2 || (channels.count != 4 && channels.contains(where: { $0.position == nil })) {
+            // Panels of two to four cells have standard positions (CellPositions.standard(forCells:)).
+            if channels.count < 2
+                || (CellPositions.standard(forCells: channels.count) == nil && channels.contains(where: { $0.position == nil })) {
                 throw fail(path, t.line, "regions need press positions, and this panel has none",
                            channels.count < 2 ? "a single-cell panel cannot tell where it is pressed; remove [[region]]"
-                                              : "give every [[channel]] a position = [x, y]")
+                                              : "give every [[channel]] a position = [x, y] (only panels of 2, 3 or 4 cells have standard ones)")
             }
             guard let name = try string(t, "name", "\(path).name"), !name.isEmpty else {
                 throw fail("\(path).name", t.line, "missing", "name the region, e.g. name = \"ok-button\"")

@@ -17,9 +17,12 @@ import ForceStageCore
 /// layer needs nothing per scan: no press it follows is in progress, and the
 /// block decides nothing (``ForcePipeline/processQuietBlock(_:holdingPosition:)``),
 /// not even, where the regions' levels differ, a move of the centre of
-/// pressure that would change the classifier's levels. Elsewhere it steps one
-/// scan at a time. Its events are exactly those of ``step(scan:pipeline:events:)``
-/// on every scan. Fixed-size storage: no allocation.
+/// pressure that would change the classifier's levels. While a press it
+/// follows is held steadily (the classifier decides nothing in the block), it
+/// takes the block through ``ForcePipeline/processPressedBlock(_:into:)`` and
+/// follows it scan by scan from the block's forces and positions. Elsewhere it
+/// steps one scan at a time. Its events are exactly those of
+/// ``step(scan:pipeline:events:)`` on every scan. Fixed-size storage: no allocation.
 public struct GestureDriver: Sendable {
     public private(set) var gestures: PanelGestures
     /// The gesture events of the last step (records: regions and actions by index).
@@ -34,6 +37,11 @@ public struct GestureDriver: Sendable {
     /// (nothing has touched the pipeline since): the next step's level check reuses it.
     private var position: PlatePoint?
     private var positionValid = false
+    /// The per-scan view of the last pressed block (kept, so a call needs no 200 bytes of stack for one).
+    private var block = PressedBlockScans()
+    /// Blocks taken whole through the pipeline's block path while a press was followed
+    /// (``ForcePipeline/processPressedBlock(_:into:)``); their moves, springs and progress are in ``output``.
+    public private(set) var pressedBlocks = 0
 
     /// Events a step puts out at most: each of the pipeline's events of one
     /// scan with its follow-up (actions, open, dismiss), plus a move, a spring and a progress.
@@ -103,17 +111,18 @@ public struct GestureDriver: Sendable {
         // The centre of pressure, read once: for the layer, and for the next step's level check.
         let needed = !events.isEmpty || gestures.needsScans
             || (!gestures.regions.isEmpty && pipeline.pressState == .idle)
-        let p: PlatePoint? = needed ? pipeline.centreOfPressure : nil
+        let p: PlatePoint? = needed ? pipeline.pressPosition : nil
         position = p
         positionValid = needed
         feed(sample: sample, force: pipeline.pressForce, position: p, events: &events)
     }
 
     /// Classifies the scans from `scans` on (`count` of `size` bytes, at
-    /// least one) and runs the gesture layer on them, until a scan puts out
-    /// something: a quiet 16-scan block through the fast path (nothing put
-    /// out), else one ``step(scan:pipeline:events:)``. Read ``output`` and
-    /// ``otherEvents`` after each call.
+    /// least one) and runs the gesture layer on them: a quiet 16-scan block
+    /// through the fast path (nothing put out), a steadily held 16-scan block
+    /// of a press it follows (its moves, springs and progress put out, at most
+    /// ``maximumOutputPerStep``), else one ``step(scan:pipeline:events:)``.
+    /// Read ``output`` and ``otherEvents`` after each call.
     /// - Returns: the scans consumed (``Classifier/blockScans`` or 1).
     /// - Complexity: O(scans consumed × force channels), plus O(regions) per scan of a press; no allocation.
     public mutating func advance(scans: UnsafeRawPointer, count: Int, size: Int, pipeline: inout ForcePipeline,
@@ -131,6 +140,19 @@ public struct GestureDriver: Sendable {
                     return Classifier.blockScans
                 }
             }
+        }
+        if count >= Classifier.blockScans && gestures.needsScans && events.isEmpty
+            && pipeline.pressState != .idle && gestures.blockFits(first: pipeline.nextSample)
+            && pipeline.processPressedBlock(scans, into: &block) {
+            // A press in progress that the classifier decides nothing in: the
+            // layer follows it scan by scan from the block's forces and positions.
+            pressedBlocks &+= 1
+            positionValid = false
+            output.removeAll()
+            otherEvents.removeAll()
+            gestures.track(block: block, into: &output)
+            stampPressRegion()
+            return Classifier.blockScans
         }
         step(scan: scans, pipeline: &pipeline, events: &events)
         return 1
@@ -161,7 +183,11 @@ public struct GestureDriver: Sendable {
             }
         }
         gestures.track(sample: sample, force: force, position: position, into: &output)
-        // What a region filter of a `move` goes by: the press's region after the step.
+        stampPressRegion()
+    }
+
+    /// What a region filter of a `move` goes by: the press's region after the step.
+    private mutating func stampPressRegion() {
         if !output.isEmpty, let press = gestures.pressRegion {
             var n = output.count
             while n > 0 {

@@ -302,6 +302,33 @@ public struct PanelGestures: Sendable {
         }
     }
 
+    /// Whether a block of ``Classifier/blockScans`` scans from `first` on
+    /// can put out at most ``GestureDriver/maximumOutputPerStep`` events
+    /// through ``track(block:into:)``: the moves and progress due in it, were
+    /// each emitted as soon as due, plus a spring every other scan (entering a
+    /// region takes a scan outside it first).
+    func blockFits(first: Int64) -> Bool {
+        let scans = Int64(Classifier.blockScans)
+        func due(_ last: Int64, _ interval: Int64) -> Int64 {
+            let k0 = Swift.max(0, last &+ interval &- first)
+            return k0 < scans ? (scans &- 1 &- k0) / interval &+ 1 : 0
+        }
+        var worst = due(lastMove, moveInterval)
+        if let interval = progressInterval { worst &+= due(lastProgress, interval) }
+        if !regions.isEmpty { worst &+= scans / 2 }
+        return worst <= Int64(GestureDriver.maximumOutputPerStep)
+    }
+
+    /// ``track(sample:force:position:into:)`` for each scan of a block the
+    /// pipeline took whole (no event in it), in order.
+    public mutating func track(block: PressedBlockScans, into out: inout GestureRing) {
+        var k = 0
+        while k < Classifier.blockScans {
+            track(sample: block.first &+ Int64(k), force: block.force(k), position: block.position(k), into: &out)
+            k &+= 1
+        }
+    }
+
     /// The index of the quick action whose horizontal band of region `s` holds `p` (the first without a position).
     func selected(_ s: Int, _ p: PlatePoint?) -> Int {
         let r = regions[s]

@@ -170,7 +170,7 @@ struct ProfileRegionTests {
             (4, false, "[[region]]\nname = \"a\"\nrect = [0.0, 0.0, 0.6, 1.0]\n[[region]]\nname = \"b\"\nrect = [0.5, 0.0, 1.0, 1.0]\n", "region[1].rect", "overlaps"),
             (4, false, "[[region]]\nname = \"a\"\nrect = [0.0, 0.0, 1.5, 1.0]\n", "region[0].rect", "outside the plate"),
             (1, false, "[[region]]\nname = \"a\"\nrect = [0.0, 0.0, 0.5, 1.0]\n", "region[0]", "need press positions"),
-            (3, false, "[[region]]\nname = \"a\"\nrect = [0.0, 0.0, 0.5, 1.0]\n", "region[0]", "need press positions"),
+            (5, false, "[[region]]\nname = \"a\"\nrect = [0.0, 0.0, 0.5, 1.0]\n", "region[0]", "need press positions"),
             (4, false, "[[region]]\nname = \"a\"\nrect = [0.0, 0.0, 0.5, 1.0]\nactions = [\"1\", \"2\", \"3\", \"4\", \"5\"]\n", "region[0].actions", "at most 4"),
             (4, false, "[[region]]\nname = \"a\"\nrect = [0.0, 0.0, 0.5, 1.0]\npeek_newtons = 3.5\n", "region[0].pop_newtons", "above its peek"),
           ])
@@ -182,6 +182,15 @@ struct ProfileRegionTests {
             #expect(error.description.contains("bad.toml") && error.description.contains(key) && error.description.contains(problem),
                     "\(error.description)")
         }
+    }
+
+    @Test("Two and three cells without positions take the standard ones (a bar, a triangle) and may have regions",
+          arguments: [2, 3])
+    func standardPositions(_ channels: Int) throws {
+        let p = try Profile.parse(Self.profile(channels: channels, positions: false, "[[region]]\nname = \"a\"\nrect = [0.0, 0.0, 0.5, 1.0]\n"),
+                                  file: "p.toml")
+        #expect(p.regions.count == 1)
+        #expect(CellPositions.standard(forCells: channels) != nil)
     }
 
     @Test("Three cells with positions may have regions")

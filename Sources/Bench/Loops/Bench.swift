@@ -23,6 +23,9 @@ public enum Kernel: String, CaseIterable, Sendable {
     /// Decode and classify through the gesture layer (`run` with regions):
     /// two regions, the plate's left and right halves, the left with its own levels; no progress.
     case decodeClassifyGestures = "decode+classify+gestures"
+    /// Decode and classify, batched, with the panel's cell positions left out:
+    /// against decode+classify, what press positions cost (panels with positions only).
+    case decodeClassifyNoPositions = "decode+classify, no positions"
 }
 
 extension Workload {
@@ -37,6 +40,7 @@ extension Workload {
         case .sum: return Double(runSum())
         case .iioConvert: return Double(runIIOConvert())
         case .decodeClassifyGestures: return Double(runDecodeClassifyGestures(events: &sink))
+        case .decodeClassifyNoPositions: return Double(runDecodeClassify(events: &sink, positions: false))
         }
     }
 }
@@ -132,6 +136,7 @@ public func measure(_ workload: Workload, seconds: Double = 0.5, kernels: [Kerne
     var figures: [KernelFigures] = []
     var blackhole = 0.0
     for kernel in kernels {
+        if kernel == .decodeClassifyNoPositions && workload.setup.positions == nil { continue }
         var sink = EventSink()
         // Warm up, then count the allocations of one whole pass.
         blackhole += workload.run(kernel, events: &sink)

@@ -33,6 +33,8 @@ public final class Workload: @unchecked Sendable {
     private let iioChannels: [(channel: OpaquePointer, offset: Int, zero: Int64, scale: Float, width: Int, signed: Bool)]
     /// The gesture loop's regions, made once (a measured pass allocates nothing).
     public let benchRegions: [Region]
+    /// `setup` without cell positions (what positions cost is the difference).
+    private let setupWithoutPositions: PanelSetup
 
     /// Holds `recording` in memory with `setup` (default: its own calibration).
     public init(_ recording: Recording, name: String, setup: PanelSetup? = nil) throws {
@@ -102,6 +104,9 @@ public final class Workload: @unchecked Sendable {
         }
         iioChannels = list
         benchRegions = Self.benchRegions(setup)
+        var bare = setup
+        bare.positions = nil
+        setupWithoutPositions = bare
     }
 
     deinit {
@@ -183,9 +188,10 @@ public final class Workload: @unchecked Sendable {
         return Int(classifier.state.rawValue)
     }
 
-    /// Decode, calibrate, health checks and classification of the raw scans, batched.
-    public func runDecodeClassify(events sink: inout EventSink) -> Int {
-        var pipeline = setup.makePipeline()
+    /// Decode, calibrate, health checks and classification of the raw scans, batched;
+    /// with `positions` false, the pipeline is made without the panel's cell positions.
+    public func runDecodeClassify(events sink: inout EventSink, positions: Bool = true) -> Int {
+        var pipeline = positions ? setup.makePipeline() : setupWithoutPositions.makePipeline()
         var ring = EventRing()
         let total = scanCount * setup.layout.scanSize
         var offset = 0

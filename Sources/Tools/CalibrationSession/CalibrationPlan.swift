@@ -56,10 +56,11 @@ public struct CalibrationPlan: Sendable {
 
     /// The cells of a panel of `count` force channels that is calibrated cell
     /// by cell: the spec's corners and a mark ``cellSpotInset`` in from each;
-    /// `nil` for a panel with no standard positions. The synthesizer's session
+    /// `nil` for any other panel (two- and three-cell panels have standard
+    /// positions too, but get one gain for every cell). The synthesizer's session
     /// script sets its masses on the same marks.
     public static func standardCells(count: Int) -> (positions: [PlatePoint], spots: [PlatePoint])? {
-        guard let corners = CellPositions.standard(forCells: count) else { return nil }
+        guard count == 4, let corners = CellPositions.standard(forCells: count) else { return nil }
         let positions = (0..<corners.count).map { corners[$0] }
         let inset = Float(cellSpotInset)
         return (positions, positions.map { PlatePoint(x: $0.x == 0 ? inset : 1 - inset, y: $0.y == 0 ? inset : 1 - inset) })
