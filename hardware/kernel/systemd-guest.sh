@@ -140,7 +140,8 @@ with open(sys.argv[2], "wb") as out:
         out.write(b); out.flush()
 EOF
 CLIENT=$!
-for k in $(seq 200); do [ -e "$T/connected" ] && break; sleep 0.05; done
+for k in $(seq 1200); do [ -e "$T/connected" ] && break; sleep 0.05; done
+[ -e "$T/connected" ] || bad "the socket client did not connect in 60 s"
 touch "$T/go"
 mark "press at $(up)s"
 for k in $(seq 600); do grep -q '"event":"release"' "$FS/events.jsonl" 2>/dev/null && break; sleep 0.1; done
