@@ -33,6 +33,10 @@ while [ $# -gt 0 ]; do
     esac
 done
 case "$TIMEOUT" in ''|*[!0-9]*) say "--timeout $TIMEOUT is not a whole number of seconds"; exit 64;; esac
+# The results folder and this folder go on the kernel command line, which splits at spaces and knows no quoting.
+for p in "$OUT" "$HERE"; do
+    case "$p" in *[!A-Za-z0-9/._+-]*) say "$p: the guest gets this path on the kernel command line; use only letters, digits and / . _ + -"; exit 64;; esac
+done
 [ "$(id -u)" = 0 ] || { say "needs root (QEMU's 9p server must read the host tree)"; exit 2; }
 [ -x /lib/systemd/systemd ] || { say "/lib/systemd/systemd is missing: apt-get install systemd"; exit 2; }
 [ -x /lib/systemd/systemd-udevd ] || { say "systemd-udevd is missing: apt-get install udev"; exit 2; }
