@@ -17,6 +17,7 @@ bad() { echo "FAIL $*" >> "$CH"; mark "FAIL $*"; }
 expect() { if [ "$3" = "$2" ]; then ok "$1: $3"; else bad "$1: wanted '$2', got '$3'"; fi; }
 finish() {
     journalctl -b --no-pager -o short-monotonic > "$FS/journal.txt" 2>&1
+    journalctl -u forcestage.service --no-pager -o cat > "$FS/service.log" 2>&1
     dmesg > "$FS/dmesg.txt"
     echo "$(up)" > "$FS/done"
     mark "checks done at $(up)s"
@@ -165,5 +166,4 @@ expect "the device's trigger is put back" "" "$(cat "$DEV/trigger/current_trigge
 wait $CLIENT
 tail -1 "$FS/events.jsonl" | grep -q '^{"status"' && ok "the connected client got the final status line" ||
     bad "the client's last line is not a status: $(tail -1 "$FS/events.jsonl" | head -c 200)"
-journalctl -u forcestage.service --no-pager -o cat > "$FS/service.log" 2>&1
 finish
