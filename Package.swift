@@ -207,7 +207,8 @@ let package = Package(
         ),
         .testTarget(
             name: "ToolsTests",
-            dependencies: ["ForceStageCore", "ForceStageGestures", "ForceStageFormats", "ForceStageTools", "TestSupport"]
+            // ForceStageServiceRun: the service's option table, compared with forcestage's ArgumentParser commands.
+            dependencies: ["ForceStageCore", "ForceStageGestures", "ForceStageFormats", "ForceStageTools", "ForceStageServiceRun", "TestSupport"]
         ),
         // Needs root: runs the built forcestage, iio_info, iio_readdev and iiod in the emulator.
         .testTarget(

@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # CI: build the package, install it in this machine with dpkg -i, and use it from
 # the installed paths: the version, the three completions, the man page, the
-# unit (systemd-analyze verify, where present). Purges it afterwards. Needs root.
+# unit (systemd-analyze verify, where present). Purges it afterwards. Then, where
+# QEMU and Debian's kernel are ready (bash hardware/setup.sh --kernel), the same
+# package under a real systemd and udev on a real kernel: hardware/kernel/systemd.sh.
+# Needs root.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-out=$(mktemp -d)
+# Under /var/tmp, not /tmp: the kernel guest sees the host's / but has its own /tmp.
+out=$(mktemp -d /var/tmp/forcestage-deb.XXXXXX)
 trap 'rm -rf "$out"' EXIT
 OUT="$out" bash hardware/debian/build.sh
 deb=$(ls "$out"/forcestage_*.deb)
@@ -45,3 +49,15 @@ else
     echo "systemd-analyze is not here: unit not verified"
 fi
 echo "debian package: built, installed, used and verified"
+dpkg --purge forcestage >/dev/null
+# Under systemd as PID 1 with udev, on Debian's kernel with the real ti-ads1015 driver (about
+# 2 minutes under QEMU's software emulation); its guest installs the package into an overlay
+# of this machine's /, so it runs after the purge above.
+if command -v qemu-system-x86_64 >/dev/null; then
+    logs=$(mktemp -d /var/tmp/forcestage-systemd.XXXXXX)
+    bash hardware/kernel/systemd.sh --deb "$deb" --out "$logs" ||
+        fail "the package under systemd on the real kernel failed (hardware/kernel/systemd.sh); the guest's logs: $logs/.fs/"
+    rm -rf "$logs"
+else
+    echo "QEMU or Debian's kernel is not here (bash hardware/setup.sh --kernel): the package not started under systemd"
+fi

@@ -7,7 +7,8 @@
 #   2. builds the IIO modules Debian leaves out (configfs glue, software
 #      triggers: hrtimer and sysfs) out of tree against those headers;
 #   3. builds a busybox initramfs whose init mounts the host's / read-only over
-#      virtio-9p and hands over to hardware/kernel/guest-init.sh.
+#      virtio-9p and hands over to hardware/kernel/guest-init.sh, and a second
+#      one (initramfs-systemd-init) that boots systemd on it for systemd.sh.
 #
 # Cache: $FORCESTAGE_KERNEL_CACHE (default /var/cache/forcestage-kernel). It must
 # not be under /tmp: the guest covers /tmp with its own tmpfs.
@@ -93,6 +94,19 @@ if [ ! -e "$INITRD" ] || [ "$HERE/initramfs-init" -nt "$INITRD" ]; then
     done | awk '!seen[$0]++' | while read -r f; do cp "$f" "$R/mods/"; basename "$f" >> "$R/mods/order"; done
     install -m 0755 "$HERE/initramfs-init" "$R/init"
     (cd "$R" && find . | cpio -o -H newc --quiet | gzip -1) > "$INITRD.new" && mv "$INITRD.new" "$INITRD"
+fi
+# -- 5. the initramfs that boots systemd (hardware/kernel/systemd.sh): overlayfs too --
+INITRD_SYSTEMD=$CACHE/initramfs-systemd-$KREL.cpio.gz
+if [ ! -e "$INITRD_SYSTEMD" ] || [ "$HERE/initramfs-systemd-init" -nt "$INITRD_SYSTEMD" ]; then
+    say "building the systemd initramfs"
+    R=$CACHE/initramfs-systemd-root; rm -rf "$R"; mkdir -p "$R"/{bin,dev,proc,sys,mods,host,outshare,rw,newroot}
+    cp /bin/busybox "$R/bin/busybox"
+    : > "$R/mods/order"
+    for m in virtio_pci 9pnet_virtio 9p overlay; do
+        modprobe -d "$KROOT" -S "$KREL" --show-depends "$m" | awk '$1 == "insmod" {print $2}'
+    done | awk '!seen[$0]++' | while read -r f; do cp "$f" "$R/mods/"; basename "$f" >> "$R/mods/order"; done
+    install -m 0755 "$HERE/initramfs-systemd-init" "$R/init"
+    (cd "$R" && find . | cpio -o -H newc --quiet | gzip -1) > "$INITRD_SYSTEMD.new" && mv "$INITRD_SYSTEMD.new" "$INITRD_SYSTEMD"
 fi
 echo "KREL=$KREL"
 echo "CACHE=$CACHE"
