@@ -24,23 +24,11 @@ done
 ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up 2>/dev/null || failed 6 "cannot bring up the loopback interface"
 mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
 mountpoint -q /sys/kernel/tracing || mount -t tracefs none /sys/kernel/tracing
-BUS=
-for d in /sys/bus/i2c/devices/i2c-*; do
-    case "$(cat "$d/name")" in "SMBus stub"*) BUS=${d##*/i2c-};; esac
-done
-[ -n "$BUS" ] || failed 5 "i2c-stub made no bus named 'SMBus stub...' (buses: $(cat /sys/bus/i2c/devices/i2c-*/name | tr '\n' ','))"
+. "$(dirname "$0")/guest-chip.sh"
+find_stub_bus || failed 5 "i2c-stub made no bus named 'SMBus stub...' (buses: $(cat /sys/bus/i2c/devices/i2c-*/name | tr '\n' ','))"
 mark "binding $CHIP at 0x48 on i2c-$BUS at $(up)s"
-echo "$CHIP" 0x48 > "/sys/bus/i2c/devices/i2c-$BUS/new_device"
-DEV=
-for k in $(seq 50); do
-    for d in /sys/bus/i2c/devices/$BUS-0048/iio:device*; do [ -e "$d/name" ] && DEV=/sys/bus/iio/devices/${d##*/}; done
-    [ -n "$DEV" ] && break; sleep 0.1
-done
-[ -n "$DEV" ] || failed 5 "ti-ads1015 did not bind to the $CHIP at 0x48 on i2c-$BUS: $(dmesg | grep -i -m1 -E 'ads1015|0048' || echo 'no driver message in dmesg')"
-echo 0 > /sys/bus/iio/devices/iio_sysfs_trigger/add_trigger || failed 6 "iio-trig-sysfs: add_trigger failed"
-TRIG=
-for t in /sys/bus/iio/devices/trigger*; do [ "$(cat "$t/name")" = sysfstrig0 ] && TRIG=$t; done
-[ -n "$TRIG" ] || failed 6 "iio-trig-sysfs made no sysfstrig0"
+bind_chip "$CHIP" || failed 5 "ti-ads1015 did not bind to the $CHIP at 0x48 on i2c-$BUS: $(dmesg | grep -i -m1 -E 'ads1015|0048' || echo 'no driver message in dmesg')"
+add_sysfs_trigger || failed 6 "iio-trig-sysfs: add_trigger made no sysfstrig0"
 mark "command at $(up)s ($DEV, i2c-$BUS, $TRIG)"
 T1=$(up)
 (cd "$CWD" && env FORCESTAGE_IIO_DEVICE="$DEV" FORCESTAGE_I2C_BUS="$BUS" FORCESTAGE_SYSFS_TRIGGER="$TRIG" \

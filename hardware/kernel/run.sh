@@ -50,18 +50,9 @@ FS=$OUT/.fs; rm -rf "$FS"; mkdir -p "$FS"
 printf 'KREL=%q\nCACHE=%q\nCWD=%q\nCHIP=%q\n' "$KREL" "$CACHE" "$PWD" "$CHIP" > "$FS/env"
 printf '%q ' "$@" > "$FS/command"
 
-# Software emulation by default: a /dev/kvm node can be present where KVM does not work.
-ACCEL=${FORCESTAGE_KERNEL_ACCEL:-tcg}
-case "$ACCEL" in tcg|kvm) ;; *) say "FORCESTAGE_KERNEL_ACCEL=$ACCEL: use tcg or kvm"; exit 64;; esac
-CONSOLE=$OUT/console.log
-t0=$(date +%s.%N)
-timeout --kill-after=5 "$TIMEOUT" qemu-system-x86_64 -accel "$ACCEL" -m 1G -smp 1 -display none -no-reboot \
-    -serial "file:$CONSOLE" -monitor none \
-    -kernel "$CACHE/kroot-$KREL/boot/vmlinuz-$KREL" -initrd "$CACHE/initramfs-$KREL.cpio.gz" \
-    -append "console=ttyS0 quiet panic=-1 fs_out=$OUT fs_guest=$HERE/guest-init.sh" \
-    -virtfs local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap \
-    -virtfs "local,path=$OUT,mount_tag=out,security_model=none,multidevs=remap" </dev/null >"$FS/qemu.log" 2>&1 &
-TP=$!; peak=0
+. "$HERE/qemu.sh"
+boot_guest "initramfs-$KREL.cpio.gz" "fs_out=$OUT fs_guest=$HERE/guest-init.sh"
+peak=0
 while kill -0 $TP 2>/dev/null; do
     q=$(pgrep -P $TP 2>/dev/null | head -1 || true)
     h=$( [ -n "$q" ] && awk '/VmHWM/{print $2}' "/proc/$q/status" 2>/dev/null || true)
@@ -70,7 +61,6 @@ while kill -0 $TP 2>/dev/null; do
 done
 qrc=0; wait $TP || qrc=$?
 wall=$(echo "$(date +%s.%N) - $t0" | bc)
-laststage() { grep -a 'forcestage-kernel: stage' "$CONSOLE" 2>/dev/null | tail -1 | sed 's/.*stage //' | tr -d '\r' || true; }
 if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
     ls=$(laststage)
     say "the guest hung: QEMU killed after ${TIMEOUT}s; last stage reached: ${ls:-none (the kernel never reached the initramfs)}; console log: $CONSOLE"

@@ -47,16 +47,9 @@ for m in "i2c-stub chip_addr=0x48" i2c-dev ti-ads1015 iio-trig-sysfs; do
     modprobe $m 2> "$T/modprobe.err" || { bad "modprobe $m: $(head -1 "$T/modprobe.err")"; finish; }
 done
 mountpoint -q /sys/kernel/tracing || mount -t tracefs none /sys/kernel/tracing
-BUS=
-for d in /sys/bus/i2c/devices/i2c-*; do case "$(cat "$d/name")" in "SMBus stub"*) BUS=${d##*/i2c-};; esac; done
-[ -n "$BUS" ] || { bad "i2c-stub made no bus"; finish; }
-echo "$CHIP" 0x48 > "/sys/bus/i2c/devices/i2c-$BUS/new_device"
-DEV=
-for k in $(seq 50); do
-    for d in /sys/bus/i2c/devices/$BUS-0048/iio:device*; do [ -e "$d/name" ] && DEV=/sys/bus/iio/devices/${d##*/}; done
-    [ -n "$DEV" ] && break; sleep 0.1
-done
-[ -n "$DEV" ] || { bad "ti-ads1015 did not bind to the $CHIP on i2c-$BUS"; finish; }
+. "$(dirname "$0")/guest-chip.sh"
+find_stub_bus || { bad "i2c-stub made no bus"; finish; }
+bind_chip "$CHIP" || { bad "ti-ads1015 did not bind to the $CHIP on i2c-$BUS"; finish; }
 udevadm settle --timeout 30
 NODE=/dev/${DEV##*/}
 udevadm info --query=all --path="$DEV" > "$FS/udev-device.txt" 2>&1
@@ -66,10 +59,7 @@ expect "udev: buffer/enable group-writable (forcestage-iio-permissions)" "forces
 expect "udev: trigger/current_trigger group-writable" "forcestage rw" \
     "$(stat -c %G "$DEV/trigger/current_trigger") $(stat -c %A "$DEV/trigger/current_trigger" | cut -c5-6)"
 # The sysfs trigger is made by root, as a board's setup would; the service attaches it by name.
-echo 0 > /sys/bus/iio/devices/iio_sysfs_trigger/add_trigger
-TRIG=
-for t in /sys/bus/iio/devices/trigger*; do [ "$(cat "$t/name")" = sysfstrig0 ] && TRIG=$t; done
-[ -n "$TRIG" ] || { bad "iio-trig-sysfs made no sysfstrig0"; finish; }
+add_sysfs_trigger || { bad "iio-trig-sysfs made no sysfstrig0"; finish; }
 
 # -- 4. a profile, the options a board adds, and the unit started -------------------
 mkdir -p /etc/forcestage /etc/systemd/system/forcestage.service.d

@@ -56,21 +56,12 @@ case "$DEB" in /tmp/*|/run/*) say "--deb $DEB: the guest cannot see /tmp or /run
 FS=$OUT/.fs; rm -rf "$FS"; mkdir -p "$FS"
 printf 'KREL=%q\nCACHE=%q\nCWD=%q\nCHIP=ads1115\nDEB=%q\n' "$KREL" "$CACHE" "$PWD" "$DEB" > "$FS/env"
 
-ACCEL=${FORCESTAGE_KERNEL_ACCEL:-tcg}
-case "$ACCEL" in tcg|kvm) ;; *) say "FORCESTAGE_KERNEL_ACCEL=$ACCEL: use tcg or kvm"; exit 64;; esac
-CONSOLE=$OUT/console.log
-t0=$(date +%s.%N)
+. "$HERE/qemu.sh"
 # fstab=no: the host's /etc/fstab names the host's disks; show_status=true: every unit on the console log.
-timeout --kill-after=5 "$TIMEOUT" qemu-system-x86_64 -accel "$ACCEL" -m 1G -smp 1 -display none -no-reboot \
-    -serial "file:$CONSOLE" -monitor none \
-    -kernel "$CACHE/kroot-$KREL/boot/vmlinuz-$KREL" -initrd "$CACHE/initramfs-systemd-$KREL.cpio.gz" \
-    -append "console=ttyS0 quiet panic=-1 systemd.unit=forcestage-check.target fstab=no systemd.gpt_auto=no systemd.show_status=true fs_out=$OUT fs_guest=$HERE/systemd-guest.sh" \
-    -virtfs local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap \
-    -virtfs "local,path=$OUT,mount_tag=out,security_model=none,multidevs=remap" </dev/null >"$FS/qemu.log" 2>&1 &
-TP=$!
+boot_guest "initramfs-systemd-$KREL.cpio.gz" \
+    "systemd.unit=forcestage-check.target fstab=no systemd.gpt_auto=no systemd.show_status=true fs_out=$OUT fs_guest=$HERE/systemd-guest.sh"
 qrc=0; wait $TP || qrc=$?
 wall=$(echo "$(date +%s.%N) - $t0" | bc)
-laststage() { grep -a 'forcestage-kernel: stage' "$CONSOLE" 2>/dev/null | tail -1 | sed 's/.*stage //' | tr -d '\r' || true; }
 [ -s "$FS/checks" ] && cat "$FS/checks"
 if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
     say "the guest hung: QEMU killed after ${TIMEOUT}s; last stage reached: $(laststage); console log: $CONSOLE"
