@@ -67,6 +67,65 @@ extension ForcePipeline {
             }
         }
         // From here as _processBlock, on locals, until the classifier takes the block whole.
+        guard let block = _readGestureBlock(scans, first: first, positions: positions) else { return false }
+        if holding {
+            // Every scan but the last (the caller reads the position after it again).
+            var top = block.forces
+            top[Classifier.blockScans &- 1] = -Float.infinity
+            if _maxLane(top) >= limit { return false }
+        }
+        // Changes nothing when it refuses the block.
+        guard _classifier.stepBlock(older: block.older, previous: block.previous, forces: block.forces,
+                                    firstSample: first, firstTimestampNs: block.firstStampNs) else {
+            return false
+        }
+        _commitGestureBlock(block, first: first, positions: positions)
+        #if DEBUG
+        _checkInvariants()
+        #endif
+        return true
+        #endif
+    }
+}
+
+// Block path only: not built where it is off (Classifier.blockPathEnabled).
+#if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
+/// A block read for the gesture layer's two block entries, on locals: what
+/// ``ForcePipeline/_commitGestureBlock(_:first:positions:)`` writes back once
+/// the classifier has taken the block whole.
+@usableFromInline
+internal struct _GestureBlock {
+    @usableFromInline var last: _LastScan
+    @usableFromInline var state: _ScanState
+    @usableFromInline var counters: PipelineCounters
+    @usableFromInline var zeroSums: InlineArray<8, Float>
+    @usableFromInline var held: _BlockPositions
+    /// The classifier's inputs: the two scans before the block, shifted by one and two, and the block's totals.
+    @usableFromInline var older: SIMD16<Float>
+    @usableFromInline var previous: SIMD16<Float>
+    @usableFromInline var forces: SIMD16<Float>
+    @usableFromInline var firstStampNs: Int64
+    /// The baseline the block was read against (it moves only after the block).
+    @usableFromInline var baseline: Float
+
+    @inlinable
+    init(last: _LastScan, state: _ScanState, counters: PipelineCounters, zeroSums: InlineArray<8, Float>,
+         held: _BlockPositions, older: SIMD16<Float>, previous: SIMD16<Float>, forces: SIMD16<Float>,
+         firstStampNs: Int64, baseline: Float) {
+        self.last = last; self.state = state; self.counters = counters; self.zeroSums = zeroSums; self.held = held
+        self.older = older; self.previous = previous; self.forces = forces
+        self.firstStampNs = firstStampNs; self.baseline = baseline
+    }
+}
+
+extension ForcePipeline {
+    /// The block read and health advance both gesture block entries start
+    /// with, as ``_processBlock`` does them, on locals: nil where a scan of the
+    /// block must go through the per-scan path (a rail, a gap, a flat run to
+    /// judge). Changes nothing (mutating only to read the decode tables in
+    /// place, as ``_processBlock`` does).
+    @inlinable @inline(__always)
+    internal mutating func _readGestureBlock(_ scans: UnsafeRawPointer, first: Int64, positions: Bool) -> _GestureBlock? {
         let stuckScans = _classifier._parameters.stuckScans
         var last = _last
         var state = _scan
@@ -78,13 +137,7 @@ extension ForcePipeline {
         var held = _BlockPositions()
         guard _decode.readBlock(scans, stride: layout.scanSize, first: first, last: &last, counters: &counters,
                                 timing: _timing, positions: positions, totals: &forces, stamps: &stamps,
-                                changed: &changed, held: &held, zeroSums: &zeroSums) else { return false }
-        if holding {
-            // Every scan but the last (the caller reads the position after it again).
-            var top = forces
-            top[Classifier.blockScans &- 1] = -Float.infinity
-            if _maxLane(top) >= limit { return false }
-        }
+                                changed: &changed, held: &held, zeroSums: &zeroSums) else { return nil }
         var window = InlineArray<18, Float>(repeating: 0)
         window[0] = _classifier._older
         window[1] = _classifier._previous
@@ -94,35 +147,33 @@ extension ForcePipeline {
             state.advance(block: raw.baseAddress!.assumingMemoryBound(to: Float.self) + 2, changed: changed,
                           baseline: baseline, band: band, stuckScans: stuckScans)
         }
-        guard advanced else { return false }
-        let baselineBefore = _classifier._baseline
+        guard advanced else { return nil }
         let (a, b, c) = withUnsafeBytes(of: &window) { raw in
             (raw.loadUnaligned(as: SIMD16<Float>.self),
              raw.loadUnaligned(fromByteOffset: 4, as: SIMD16<Float>.self),
              raw.loadUnaligned(fromByteOffset: 8, as: SIMD16<Float>.self))
         }
-        // Changes nothing when it refuses the block.
-        guard _classifier.stepBlock(older: a, previous: b, forces: c, firstSample: first, firstTimestampNs: stamps[0]) else {
-            return false
-        }
-        // Taken whole: commit what _processBlock (and so the per-scan steps) would have left.
-        _last = last
-        _scan = state
-        _counters = counters
+        return _GestureBlock(last: last, state: state, counters: counters, zeroSums: zeroSums, held: held,
+                             older: a, previous: b, forces: c, firstStampNs: stamps[0], baseline: baseline)
+    }
+
+    /// After the classifier took `block` whole: commits what the per-scan
+    /// steps (and ``_processBlock``) would have left.
+    @inlinable @inline(__always)
+    internal mutating func _commitGestureBlock(_ block: _GestureBlock, first: Int64, positions: Bool) {
+        _last = block.last
+        _scan = block.state
+        _counters = block.counters
         _nextSample &+= Int64(Classifier.blockScans)
         _saturatedRun = 0
-        _lastForce = window[Classifier.blockScans &+ 1]
+        _lastForce = block.forces[Classifier.blockScans &- 1]
         if positions {
-            _zeroSums = zeroSums
-            _recordTail(held, forces: c, first: first, upTo: Classifier.blockScans &- 1, baseline: baselineBefore)
+            _zeroSums = block.zeroSums
+            _recordTail(block.held, forces: block.forces, first: first, upTo: Classifier.blockScans &- 1, baseline: block.baseline)
         }
-        #if DEBUG
-        _checkInvariants()
-        #endif
-        return true
-        #endif
     }
 }
+#endif
 
 // The gesture layer (Sources/Gestures) is host-side: what it alone reads is not
 // built for Embedded targets, so their .text carries none of it.
@@ -213,34 +264,8 @@ extension ForcePipeline {
             guard Int(truncatingIfNeeded: first) & (CentreOfPressure.zeroBlockScans &- 1) == 0 else { return false }
         }
         // From here as _processBlock, on locals, until the classifier takes the block whole.
-        let stuckScans = _classifier._parameters.stuckScans
-        var last = _last
-        var state = _scan
-        var counters = _counters
-        var zeroSums = _zeroSums
-        var forces = SIMD16<Float>()
-        var stamps = InlineArray<16, Int64>(repeating: 0)
-        var changed: UInt32 = 0
-        var held = _BlockPositions()
-        guard _decode.readBlock(scans, stride: layout.scanSize, first: first, last: &last, counters: &counters,
-                                timing: _timing, positions: positions, totals: &forces, stamps: &stamps,
-                                changed: &changed, held: &held, zeroSums: &zeroSums) else { return false }
-        var window = InlineArray<18, Float>(repeating: 0)
-        window[0] = _classifier._older
-        window[1] = _classifier._previous
-        withUnsafeMutableBytes(of: &window) { $0.storeBytes(of: forces, toByteOffset: 8, as: SIMD16<Float>.self) }
-        let baseline = _classifier._baseline, band = _classifier._parameters.touchBand
-        let advanced = withUnsafeBytes(of: &window) { raw in
-            state.advance(block: raw.baseAddress!.assumingMemoryBound(to: Float.self) + 2, changed: changed,
-                          baseline: baseline, band: band, stuckScans: stuckScans)
-        }
-        guard advanced else { return false }
-        let baselineBefore = _classifier._baseline
-        let (a, b, c) = withUnsafeBytes(of: &window) { raw in
-            (raw.loadUnaligned(as: SIMD16<Float>.self),
-             raw.loadUnaligned(fromByteOffset: 4, as: SIMD16<Float>.self),
-             raw.loadUnaligned(fromByteOffset: 8, as: SIMD16<Float>.self))
-        }
+        guard let block = _readGestureBlock(scans, first: first, positions: positions) else { return false }
+        let a = block.older, b = block.previous, c = block.forces, baselineBefore = _classifier._baseline
         // The press force of each scan, as the scan step takes it (spike-filtered, less the
         // baseline, which moves only after the block): before stepBlock moves the baseline.
         let p = _classifier._parameters
@@ -249,20 +274,11 @@ extension ForcePipeline {
         let windowBefore = _pressure
         let zerosBefore = _cellZeros
         // Changes nothing when it refuses the block.
-        guard _classifier.stepBlock(older: a, previous: b, forces: c, firstSample: first, firstTimestampNs: stamps[0]) else {
+        guard _classifier.stepBlock(older: a, previous: b, forces: c, firstSample: first, firstTimestampNs: block.firstStampNs) else {
             return false
         }
-        // Taken whole: commit what the per-scan steps would have left.
-        _last = last
-        _scan = state
-        _counters = counters
-        _nextSample &+= Int64(Classifier.blockScans)
-        _saturatedRun = 0
-        _lastForce = window[Classifier.blockScans &+ 1]
-        if positions {
-            _zeroSums = zeroSums
-            _recordTail(held, forces: c, first: first, upTo: Classifier.blockScans &- 1, baseline: baselineBefore)
-        }
+        _commitGestureBlock(block, first: first, positions: positions)
+        let held = block.held
         out.first = first
         out._hasPosition = 0
         for k in 0..<Classifier.blockScans { out._forces[k] = filtered[k] - baselineBefore }
