@@ -265,7 +265,7 @@ extension ForcePipeline {
         }
         // From here as _processBlock, on locals, until the classifier takes the block whole.
         guard let block = _readGestureBlock(scans, first: first, positions: positions) else { return false }
-        let a = block.older, b = block.previous, c = block.forces, baselineBefore = _classifier._baseline
+        let a = block.older, b = block.previous, c = block.forces, baselineBefore = block.baseline
         // The press force of each scan, as the scan step takes it (spike-filtered, less the
         // baseline, which moves only after the block): before stepBlock moves the baseline.
         let p = _classifier._parameters
