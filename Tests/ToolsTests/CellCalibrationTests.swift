@@ -64,7 +64,36 @@ struct CellCalibrationTests {
         #expect(p.cellPositions == [PlatePoint(x: 0, y: 0), PlatePoint(x: 1, y: 0), PlatePoint(x: 0, y: 1), PlatePoint(x: 1, y: 1)])
         #expect(p.cellSpots.map { [$0.x, $0.y] } == [[0.15, 0.15], [0.85, 0.15], [0.15, 0.85], [0.85, 0.85]])
         #expect(p.checkSpot == PlatePoint(x: 0.5, y: 0.5) && !p.cellSpots.contains(p.checkSpot))
-        #expect(!CalibrationPlan(channels: ["a", "b"], channelMaximumRaw: [1, 1], sampleRateHz: 80).perCell, "two cells have no standard positions")
+        #expect(!CalibrationPlan(channels: ["a"], channelMaximumRaw: [1], sampleRateHz: 80).perCell, "one cell has no position")
+        #expect(!CalibrationPlan(channels: ["a", "b", "c", "d", "e"], channelMaximumRaw: [1, 1, 1, 1, 1], sampleRateHz: 80).perCell,
+                "five cells have no standard positions")
+    }
+
+    @Test("Two force channels make a per-cell plan on the bar: marks 15 % in from each end, the bar's middle to check")
+    func barPlan() {
+        let p = CalibrationPlan(channels: ["a", "b"], channelMaximumRaw: [1, 1], sampleRateHz: 80)
+        #expect(p.perCell)
+        #expect(p.cellPositions == [PlatePoint(x: 0, y: 0.5), PlatePoint(x: 1, y: 0.5)])
+        #expect(p.cellSpots.map { [$0.x, $0.y] } == [[0.15, 0.5], [0.85, 0.5]])
+        #expect(p.checkSpot == PlatePoint(x: 0.5, y: 0.5) && !p.cellSpots.contains(p.checkSpot))
+    }
+
+    @Test("Three force channels make a per-cell plan on the triangle: marks 30 % towards the opposite side, the centroid to check")
+    func trianglePlan() {
+        let p = CalibrationPlan(channels: ["a", "b", "c"], channelMaximumRaw: [1, 1, 1], sampleRateHz: 80)
+        #expect(p.perCell)
+        #expect(p.cellPositions == [PlatePoint(x: 0, y: 0), PlatePoint(x: 1, y: 0), PlatePoint(x: 0.5, y: 1)])
+        let expected: [[Float]] = [[0.225, 0.15], [0.775, 0.15], [0.5, 0.7]]
+        for (spot, e) in zip(p.cellSpots, expected) { #expect(abs(spot.x - e[0]) < 1e-6 && abs(spot.y - e[1]) < 1e-6, "\(spot)") }
+        #expect(abs(p.checkSpot.x - 0.5) < 1e-6 && abs(p.checkSpot.y - 1.0 / 3) < 1e-6 && !p.cellSpots.contains(p.checkSpot))
+        // Each mark loads its own cell with 70 %; the check spot each cell with a third.
+        var random = SeededRandom(seed: 1, stream: 1)
+        let model = PanelModel.make(.panel3, random: &random)
+        for (i, spot) in p.cellSpots.enumerated() {
+            let w = model.shares(at: (Double(spot.x), Double(spot.y)))
+            #expect(abs(w[i] - 0.7) < 1e-6 && w.allSatisfy { $0 > 0.1 }, "\(i): \(w)")
+        }
+        #expect(model.shares(at: (Double(p.checkSpot.x), Double(p.checkSpot.y))).allSatisfy { abs($0 - 1.0 / 3) < 1e-6 })
     }
 
     @Test("Each cell's own gain and zero from one mass on four marks; the check on the middle reads it back")
@@ -159,5 +188,22 @@ struct CellCalibrationTests {
         let check = SessionPrompts.lines(.started(.check), plan: plan, grams: 500, interactive: true)
         #expect(check.count == 1 && check[0].contains("on the check spot: x 0.50, y 0.50"), "\(check)")
         #expect(SessionPrompts.lines(.progress(.unloaded, 0.5), plan: plan, grams: nil, interactive: true).isEmpty)
+    }
+
+    @Test("The prompts of a bar and a triangle name each cell's end or corner, its mark and the check spot")
+    func smallPanelPrompts() {
+        let bar = CalibrationPlan(channels: ["a", "b"], channelMaximumRaw: [1, 1], sampleRateHz: 80)
+        let two = SessionPrompts.lines(.started(.cell(1)), plan: bar, grams: 500, interactive: true)
+        #expect(two == ["Step 2 of 5: cell 2 of 2. Set the 500 g mass down on the mark over cell 2 (the right end): x 0.85, y 0.50 of the plate, 15 % in from the bar's end; leave it about 3 s, then lift it off."], "\(two)")
+        let barCheck = SessionPrompts.lines(.started(.check), plan: bar, grams: 500, interactive: true)
+        #expect(barCheck.count == 1 && barCheck[0].contains("on the check spot: x 0.50, y 0.50 of the plate (the middle of the bar)"), "\(barCheck)")
+        let triangle = CalibrationPlan(channels: ["a", "b", "c"], channelMaximumRaw: [1, 1, 1], sampleRateHz: 80)
+        let first = SessionPrompts.lines(.started(.cell(0)), plan: triangle, grams: 500, interactive: true)
+        #expect(first.count == 1 && first[0].hasPrefix("Step 2 of 5: cell 1 of 3.")
+                    && first[0].contains("on the mark over cell 1 (the back left corner): x 0.225, y 0.15 of the plate, 30 % of the way from the cell to the middle of the opposite side"), "\(first)")
+        let third = SessionPrompts.lines(.started(.cell(2)), plan: triangle, grams: 500, interactive: true)
+        #expect(third.count == 1 && third[0].contains("cell 3 (the middle of the front edge): x 0.50, y 0.70"), "\(third)")
+        let check = SessionPrompts.lines(.started(.check), plan: triangle, grams: 500, interactive: true)
+        #expect(check.count == 1 && check[0].contains("on the check spot: x 0.50, y 0.333 of the plate (the middle of the triangle, where each cell takes a third)"), "\(check)")
     }
 }

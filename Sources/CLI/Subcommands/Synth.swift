@@ -17,10 +17,14 @@ extension ForceStage {
                   forcestage synth --panel panel4 --seed 3 --duration 120 --scenario vibration,tapping-bursts -o out/p4.json
                   forcestage synth --corpus scenarios/ --scenario all
                   forcestage synth --panel panel4 --seed 21 --duration 60 --scenario sliding -o out/slide.json
+                  forcestage synth --panel panel3 --seed 5 --duration 60 -o out/triangle.json
+                Multi-cell panels (AD7124-4, 500 scans/s, a gain and a zero per cell, labels with x/y): \
+                panel2 is a bar on two cells (presses along it, y 0.5), panel3 a plate on three cells \
+                (the triangle [0,0] [1,0] [0.5,1]; presses inside it), panel4 a plate on four corner cells.
                 """
         )
 
-        @Option(help: "Panel model: \(PanelKind.namesText).")
+        @Option(help: "Panel model: \(PanelKind.namesText) (panel2: a bar on two cells, panel3: a triangle of three, panel4: four corners).")
         var panel: String?
 
         @Option(help: "Seed of the deterministic generator.")
@@ -84,8 +88,8 @@ extension ForceStage {
             }
             if case .success(let set) = ScenarioSet.parse(scenario), !set.isDisjoint(with: .multiCell) {
                 let names = set.intersection(.multiCell).text
-                guard PanelKind(rawValue: panel) == .panel4 else {
-                    throw ValidationError("--scenario \(names) moves presses across a plate with several cells, and \(panel) has one; use --panel panel4")
+                guard let kind = PanelKind(rawValue: panel), kind.cellCount > 1 else {
+                    throw ValidationError("--scenario \(names) moves presses across a plate with several cells, and \(panel) has one; use --panel \(PanelKind.multiCellNamesText)")
                 }
                 guard script == "standard" else {
                     throw ValidationError("--scenario \(names) moves presses, and a calibration session's masses stay put; drop one of --scenario \(names) and --script session")

@@ -36,13 +36,22 @@ public struct CalibrationPlan: Sendable {
     /// The largest error of the checked force the calibration may show, as a fraction.
     public var checkTolerance = 0.02
 
-    /// How far in from the plate's edges the mark for a cell sits (plate units):
-    /// near the cell, so its placement loads mostly that cell, yet on the plate.
+    /// How far in from the plate's edges the mark for a corner cell sits, and
+    /// from its end the mark for a bar's cell (plate units): near the cell, so
+    /// its placement loads mostly that cell, yet on the plate.
     public static let cellSpotInset = 0.15
 
-    /// A plan for `channels`. Four force channels are calibrated cell by cell,
-    /// at the recording spec's corners in channel order (`[0,0]`, `[1,0]`,
-    /// `[0,1]`, `[1,1]`), each weighed at a mark ``cellSpotInset`` in from its corner.
+    /// How far a triangle cell's mark sits from the cell towards the middle of
+    /// the opposite side (a fraction of that line): the mark loads its own cell
+    /// with 70 % of the mass and each other with 15 %, as a corner's mark on
+    /// four cells loads its own with 72 %.
+    public static let triangleSpotFraction = 0.3
+
+    /// A plan for `channels`. Two, three and four force channels are calibrated
+    /// cell by cell, at ``CellPositions/standard(forCells:)`` (a bar, the
+    /// triangle, the spec's corners) in channel order, each weighed at a mark
+    /// near its cell and checked on a spot between them that no mark used
+    /// (``standardCells(count:)``).
     public init(channels: [String], channelMaximumRaw: [Int64], sampleRateHz: Double) {
         self.channels = channels
         self.channelMaximumRaw = channelMaximumRaw
@@ -51,19 +60,43 @@ public struct CalibrationPlan: Sendable {
         if let cells = Self.standardCells(count: channels.count) {
             cellPositions = cells.positions
             cellSpots = cells.spots
+            checkSpot = cells.check
         }
     }
 
     /// The cells of a panel of `count` force channels that is calibrated cell
-    /// by cell: the spec's corners and a mark ``cellSpotInset`` in from each;
-    /// `nil` for any other panel (two- and three-cell panels have standard
-    /// positions too, but get one gain for every cell). The synthesizer's session
-    /// script sets its masses on the same marks.
-    public static func standardCells(count: Int) -> (positions: [PlatePoint], spots: [PlatePoint])? {
-        guard count == 4, let corners = CellPositions.standard(forCells: count) else { return nil }
-        let positions = (0..<corners.count).map { corners[$0] }
+    /// by cell, their marks and the check spot; `nil` for one cell and for five
+    /// or more (no standard positions). The synthesizer's session script sets its
+    /// masses on the same marks.
+    ///
+    /// - 2, a bar (`[0, 0.5]`, `[1, 0.5]`): marks ``cellSpotInset`` in from each
+    ///   end, on the bar's middle line; the check in the bar's middle.
+    /// - 3, the triangle (`[0, 0]`, `[1, 0]`, `[0.5, 1]`): marks
+    ///   ``triangleSpotFraction`` of the way from each cell to the middle of the
+    ///   opposite side (x 0.225, y 0.15; x 0.775, y 0.15; x 0.5, y 0.7); the check
+    ///   on the triangle's centroid (x 0.5, y 1/3), where each cell takes a third.
+    /// - 4, the corners: marks ``cellSpotInset`` in from each corner's two edges;
+    ///   the check in the middle.
+    public static func standardCells(count: Int) -> (positions: [PlatePoint], spots: [PlatePoint], check: PlatePoint)? {
+        guard count >= 2, let standard = CellPositions.standard(forCells: count) else { return nil }
+        let positions = (0..<standard.count).map { standard[$0] }
         let inset = Float(cellSpotInset)
-        return (positions, positions.map { PlatePoint(x: $0.x == 0 ? inset : 1 - inset, y: $0.y == 0 ? inset : 1 - inset) })
+        switch count {
+        case 2:
+            return (positions, positions.map { PlatePoint(x: $0.x == 0 ? inset : 1 - inset, y: $0.y) }, PlatePoint(x: 0.5, y: 0.5))
+        case 3:
+            let f = Float(triangleSpotFraction)
+            let spots = positions.indices.map { i -> PlatePoint in
+                let others = positions.indices.filter { $0 != i }.map { positions[$0] }
+                let mx = (others[0].x + others[1].x) / 2, my = (others[0].y + others[1].y) / 2
+                return PlatePoint(x: positions[i].x + f * (mx - positions[i].x), y: positions[i].y + f * (my - positions[i].y))
+            }
+            let centroid = PlatePoint(x: positions.map(\.x).reduce(0, +) / 3, y: positions.map(\.y).reduce(0, +) / 3)
+            return (positions, spots, centroid)
+        default:
+            return (positions, positions.map { PlatePoint(x: $0.x == 0 ? inset : 1 - inset, y: $0.y == 0 ? inset : 1 - inset) },
+                    PlatePoint(x: 0.5, y: 0.5))
+        }
     }
 
     /// Whether each cell gets its own gain.

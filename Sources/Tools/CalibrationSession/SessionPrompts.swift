@@ -19,21 +19,47 @@ public enum SessionPrompts {
 
     /// Where a weighing step's mass goes, in words a technician can follow on the plate.
     public static func whereText(_ step: CalibrationStep, plan: CalibrationPlan) -> String {
+        let cells = plan.cellPositions?.count ?? 0
         switch step {
         case .cell(let i):
             let p = plan.cellSpots[i]
-            return "on the mark over cell \(i + 1) (the \(corner(plan.cellPositions![i])) corner): x \(fixed(Double(p.x), 2)), y \(fixed(Double(p.y), 2)) of the plate, \(Int(CalibrationPlan.cellSpotInset * 100)) % in from its two edges"
+            let mark = "on the mark over cell \(i + 1) (\(place(plan.cellPositions![i], cells: cells))): x \(coordinate(p.x)), y \(coordinate(p.y)) of the plate"
+            switch cells {
+            case 2: return "\(mark), \(Int(CalibrationPlan.cellSpotInset * 100)) % in from the bar's end"
+            case 3: return "\(mark), \(Int(CalibrationPlan.triangleSpotFraction * 100)) % of the way from the cell to the middle of the opposite side"
+            default: return "\(mark), \(Int(CalibrationPlan.cellSpotInset * 100)) % in from its two edges"
+            }
         case .check:
             let p = plan.checkSpot
-            return "on the check spot: x \(fixed(Double(p.x), 2)), y \(fixed(Double(p.y), 2)) of the plate (the middle), a spot no cell's placement used"
+            let name: String
+            switch cells {
+            case 2: name = "the middle of the bar"
+            case 3: name = "the middle of the triangle, where each cell takes a third"
+            default: name = "the middle"
+            }
+            return "on the check spot: x \(coordinate(p.x)), y \(coordinate(p.y)) of the plate (\(name)), a spot no cell's placement used"
         default:
             return "in the middle of the panel"
         }
     }
 
+    /// Where a cell sits, in words (x grows to the right, y towards the front):
+    /// a bar's end, the triangle's front cell in the middle of the front edge, else a corner.
+    static func place(_ p: PlatePoint, cells: Int) -> String {
+        if cells == 2 { return "the \(p.x < 0.5 ? "left" : "right") end" }
+        if cells == 3 && p.x == 0.5 { return "the middle of the front edge" }
+        return "the \(corner(p)) corner"
+    }
+
     /// The corner a cell position names (x grows to the right, y towards the front).
     static func corner(_ p: PlatePoint) -> String {
         "\(p.y < 0.5 ? "back" : "front") \(p.x < 0.5 ? "left" : "right")"
+    }
+
+    /// A mark's coordinate: two decimals, three where the mark needs them (0.225, 0.333).
+    static func coordinate(_ v: Float) -> String {
+        let three = fixed(Double(v), 3)
+        return three.hasSuffix("0") ? String(three.dropLast()) : three
     }
 
     /// The lines a note prints.

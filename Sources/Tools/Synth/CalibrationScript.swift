@@ -7,8 +7,8 @@ public enum SynthScript: Equatable, Sendable {
     /// The standard mix of peeks, pops, taps, tremor, ramps, doubles and slams.
     case standard
     /// A calibration session as `forcestage calibrate` asks for it: the panel
-    /// unloaded, each known mass (grams) set down and lifted off (on a four-cell
-    /// plate the first mass on each cell's mark, then on the middle), five light
+    /// unloaded, each known mass (grams) set down and lifted off (on a plate of two
+    /// to four cells the first mass on each cell's mark, then on the check spot), five light
     /// presses, five firm presses, then verification presses (light, firm,
     /// a tap, light, firm).
     case calibrationSession(massesGrams: [Double])
@@ -45,8 +45,8 @@ extension PressScript {
             }
             let tremorHz = (random.uniform(6, 11), random.uniform(2, 5))
             let phase = (random.uniform(0, 2 * .pi), random.uniform(0, 2 * .pi))
-            let x = random.uniform(0.3, 0.7), y = random.uniform(0.3, 0.7)
-            presses.append(Press(kind: kind, keyframes: k, x: spot?.x ?? x, y: spot?.y ?? y,
+            let drawn = model.pressSpot(drawn: (random.uniform(0.3, 0.7), random.uniform(0.3, 0.7)))
+            presses.append(Press(kind: kind, keyframes: k, x: spot?.x ?? drawn.x, y: spot?.y ?? drawn.y,
                                  tremorHz: tremorHz, tremorPhase: phase,
                                  relaxationNewtons: relax, relaxationSeconds: random.uniform(0.4, 1.0)))
         }
@@ -67,11 +67,12 @@ extension PressScript {
             t += random.uniform(2.5, 3.5)
         }
         if let cells = CalibrationPlan.standardCells(count: model.cellCount) {
-            // Cell by cell, as `calibrate` asks on a four-cell plate: the first mass on
-            // each cell's mark in turn (set down within a centimetre or so of it), then
-            // on the check spot in the middle.
-            for s in cells.spots + [PlatePoint(x: 0.5, y: 0.5)] {
-                weigh(massesGrams[0], at: (Double(s.x) + random.uniform(-0.01, 0.01), Double(s.y) + random.uniform(-0.01, 0.01)))
+            // Cell by cell, as `calibrate` asks on a plate of two to four cells: the
+            // first mass on each cell's mark in turn (set down within a centimetre or
+            // so of it; on a bar, along the bar), then on the check spot.
+            for s in cells.spots + [cells.check] {
+                let dx = random.uniform(-0.01, 0.01), dy = random.uniform(-0.01, 0.01)
+                weigh(massesGrams[0], at: (Double(s.x) + dx, model.cellCount == 2 ? Double(s.y) : Double(s.y) + dy))
             }
         } else {
             for grams in massesGrams { weigh(grams, at: (0.5, 0.5)) }

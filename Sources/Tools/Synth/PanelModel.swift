@@ -12,9 +12,35 @@ public enum PanelKind: String, CaseIterable, Sendable {
     case fsrADS1115 = "fsr-ads1115"
     /// Four load cells under the corners of a plate, read by an AD7124-4 at 500 scans/s.
     case panel4 = "panel4"
+    /// A bar on two load cells, one under each end, read by an AD7124-4 at 500 scans/s.
+    case panel2 = "panel2"
+    /// A plate on three load cells (the recording spec's triangle: the two back
+    /// corners and the front edge's middle), read by an AD7124-4 at 500 scans/s.
+    case panel3 = "panel3"
 
     /// The names, for messages.
     public static var namesText: String { allCases.map(\.rawValue).joined(separator: ", ") }
+
+    /// The panels of the standard and scenario corpora: the four there were
+    /// when they were fixed, so a panel added later leaves their bytes (and the
+    /// event-stream goldens made from them) as they were.
+    public static let corpusKinds: [PanelKind] = [.hx711at10, .hx711at80, .fsrADS1115, .panel4]
+
+    /// How many force cells the panel has.
+    public var cellCount: Int {
+        switch self {
+        case .hx711at10, .hx711at80, .fsrADS1115: return 1
+        case .panel2: return 2
+        case .panel3: return 3
+        case .panel4: return 4
+        }
+    }
+
+    /// The panels with several cells (press positions), for messages.
+    public static var multiCellNamesText: String {
+        let names = allCases.filter { $0.cellCount > 1 }.map(\.rawValue)
+        return names.dropLast().joined(separator: ", ") + " or " + names.last!
+    }
 }
 
 /// How one force channel turns newtons on it into ADC counts.
@@ -118,14 +144,76 @@ public struct PanelModel: Sendable {
     /// The number of force channels.
     public var cellCount: Int { transducers.count }
 
+    /// Where each cell holds the plate, in channel order (plate units): the
+    /// core's ``CellPositions/standard(forCells:)`` (a bar, the triangle, the
+    /// corners), so the model and the classifier agree; empty for one cell.
+    public var cellPositions: [(x: Double, y: Double)] {
+        guard let standard = CellPositions.standard(forCells: cellCount) else { return [] }
+        return (0..<standard.count).map { (Double(standard[$0].x), Double(standard[$0].y)) }
+    }
+
     /// The share of a press at `position` (x, y in 0...1 across the plate)
     /// carried by each force channel; the shares sum to 1.
+    ///
+    /// Statics of a rigid plate bonded to its cells:
+    /// - two cells (a bar, cells at x 0 and 1): the lever rule, `[1 - x, x]`;
+    ///   the bar is narrow, so `y` plays no part;
+    /// - three cells (the triangle): the press's barycentric coordinates in the
+    ///   triangle of the cells, the only shares that balance both the force and
+    ///   its two moments. Outside the triangle one of them is negative: that
+    ///   cell is pulled (down to -50 % of the press at the plate's free front
+    ///   corners), which a bonded plate does and a resting one would answer by
+    ///   tipping. The synthesizer's presses land inside the triangle
+    ///   (``pressSpot(drawn:)``), so none of its cells is ever pulled;
+    /// - four cells (the corners): bilinear.
     public func shares(at position: (x: Double, y: Double)) -> [Double] {
-        guard cellCount == 4 else { return [1] }
         let x = position.x, y = position.y
-        // Cells at the corners (0,0), (1,0), (0,1), (1,1): a rigid plate on
-        // four supports shares a point load bilinearly.
-        return [(1 - x) * (1 - y), x * (1 - y), (1 - x) * y, x * y]
+        switch cellCount {
+        case 2:
+            return [1 - x, x]
+        case 3:
+            let c = cellPositions
+            let (a, b, t) = (c[0], c[1], c[2])
+            let area = (b.x - a.x) * (t.y - a.y) - (t.x - a.x) * (b.y - a.y)
+            let wb = ((x - a.x) * (t.y - a.y) - (t.x - a.x) * (y - a.y)) / area
+            let wt = ((b.x - a.x) * (y - a.y) - (x - a.x) * (b.y - a.y)) / area
+            return [1 - wb - wt, wb, wt]
+        case 4:
+            // Cells at the corners (0,0), (1,0), (0,1), (1,1): a rigid plate on
+            // four supports shares a point load bilinearly.
+            return [(1 - x) * (1 - y), x * (1 - y), (1 - x) * y, x * y]
+        default:
+            return [1]
+        }
+    }
+
+    /// Where a press drawn at (`u`, `v`) of the unit square lands on this
+    /// panel: the same point on a plate of one or four cells; on the bar, `u`
+    /// along its middle line (`y` 0.5: a finger on a bar presses on the bar);
+    /// on the triangle, the square folded into it (each row `v` narrowed to
+    /// the triangle's width there), so a draw in 0.1...0.9 lands inside with
+    /// every cell taking at least 1 % (the least a corner cell takes on four cells).
+    public func pressSpot(drawn p: (x: Double, y: Double)) -> (x: Double, y: Double) {
+        switch cellCount {
+        case 2: return (p.x, 0.5)
+        case 3: return (0.5 + (p.x - 0.5) * (1 - p.y), p.y)
+        default: return p
+        }
+    }
+
+    /// `p` moved onto the area ``pressSpot(drawn:)`` maps 0.1...0.9 onto (a
+    /// convex area: a square, a segment, a trapezoid), so a slide's bend stays where presses land.
+    public func clampToPressArea(_ p: (x: Double, y: Double)) -> (x: Double, y: Double) {
+        switch cellCount {
+        case 2:
+            return (min(0.9, max(0.1, p.x)), 0.5)
+        case 3:
+            let y = min(0.9, max(0.1, p.y))
+            let half = 0.4 * (1 - y)
+            return (min(0.5 + half, max(0.5 - half, p.x)), y)
+        default:
+            return (min(0.9, max(0.1, p.x)), min(0.9, max(0.1, p.y)))
+        }
     }
 
     /// The smallest total force at `position` that drives some channel onto
@@ -151,7 +239,7 @@ public struct PanelModel: Sendable {
         // held peek with 15 % tremor stays clear of both.
         let peek = (random.uniform(0.9, 1.6) * 100).rounded() / 100
         let pop = (peek * random.uniform(1.9, 2.6) * 100).rounded() / 100
-        let timestamp = RecordingChannel(id: "timestamp", index: kind == .panel4 ? 4 : (kind == .fsrADS1115 ? 8 : 2),
+        let timestamp = RecordingChannel(id: "timestamp", index: kind.cellCount > 1 ? 4 : (kind == .fsrADS1115 ? 8 : 2),
                                          format: try! ChannelFormat(bigEndian: false, signed: true, realBits: 64, storageBits: 64, shift: 0),
                                          role: .timestamp)
         switch kind {
@@ -207,9 +295,10 @@ public struct PanelModel: Sendable {
                 spikeCounts: [4000...26000],
                 timestampLatencyNs: random.uniform(30_000, 120_000), timestampJitterNs: 12_000)
 
-        case .panel4:
-            // Four 500 g bridge cells, 2 mV/V, excited by the AD7124's 2.5 V
-            // reference (ratiometric), gain 128: 2.5 V / 128 over 2^23 counts.
+        case .panel2, .panel3, .panel4:
+            // Two to four 500 g bridge cells, 2 mV/V, on the AD7124-4's differential
+            // inputs (its timestamp stays at index 4 whichever are wired), excited by
+            // its 2.5 V reference (ratiometric), gain 128: 2.5 V / 128 over 2^23 counts.
             let scaleMillivolts = 2500.0 / 128 / 8_388_608
             let format = try! ChannelFormat(bigEndian: true, signed: true, realBits: 24, storageBits: 32, shift: 8)
             var channels: [RecordingChannel] = []
@@ -220,7 +309,7 @@ public struct PanelModel: Sendable {
             var drift: [Double] = []
             var spikes: [ClosedRange<Double>] = []
             let humN = random.uniform(0.0005, 0.002)
-            for cell in 0..<4 {
+            for cell in 0..<kind.cellCount {
                 let id = "voltage\(2 * cell)-voltage\(2 * cell + 1)"
                 let sensitivity = random.uniform(1.9, 2.1)
                 let countsPerNewton = sensitivity * 2.5 / (0.5 * 9.80665) / scaleMillivolts

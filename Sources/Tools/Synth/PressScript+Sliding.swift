@@ -17,15 +17,20 @@ extension PressScript {
     /// A hard slam stays put: it lands near a corner to drive one cell onto
     /// its rail, and a slide would move that load onto other cells.
     ///
-    /// - Parameter random: a stream of its own, so that the presses, their
-    ///   forces and every artefact are those of the same recording without slides.
-    mutating func addSlides(random: inout SeededRandom) {
+    /// On a bar the slide runs along the bar; on the triangle it stays inside
+    /// it (its ends and its bend all lie in the convex area presses land on,
+    /// ``PanelModel/clampToPressArea(_:)``, so the whole curve does).
+    ///
+    /// - Parameters:
+    ///   - model: the panel, whose press area the slides keep to.
+    ///   - random: a stream of its own, so that the presses, their
+    ///     forces and every artefact are those of the same recording without slides.
+    mutating func addSlides(on model: PanelModel, random: inout SeededRandom) {
         for i in presses.indices {
             // The same draws for every press, whatever it is, so one press's
             // kind never shifts another's slide.
             let slides = random.chance(2.0 / 3)
-            let targetX = random.uniform(0.1, 0.9)
-            let targetY = random.uniform(0.1, 0.9)
+            let target = model.pressSpot(drawn: (random.uniform(0.1, 0.9), random.uniform(0.1, 0.9)))
             let bend = random.uniform(-0.25, 0.25)
             // Half the slides are under way as the finger lands (a drag that
             // firms up into a peek or a force click), so the peek's own scan
@@ -38,8 +43,8 @@ extension PressScript {
             // before or while it lifts.
             let startTime = press.start + startShare * (press.fallStart - press.start)
             let endTime = startTime + endShare * (press.end - startTime)
-            var dx = targetX - press.x
-            var dy = targetY - press.y
+            var dx = target.x - press.x
+            var dy = target.y - press.y
             let chord = (dx * dx + dy * dy).squareRoot()
             let longest = Self.slideMeanSpeed * (endTime - startTime)
             if chord > longest {
@@ -49,9 +54,8 @@ extension PressScript {
             // Bent sideways by up to a quarter of its length; the control point
             // stays on the plate, so the whole curve does (and away from the
             // corners that a hard slam is for).
-            let controlX = min(0.9, max(0.1, press.x + dx / 2 - bend * dy))
-            let controlY = min(0.9, max(0.1, press.y + dy / 2 + bend * dx))
-            presses[i].path = PressPath(startTime: startTime, endTime: endTime, controlX: controlX, controlY: controlY,
+            let control = model.clampToPressArea((press.x + dx / 2 - bend * dy, press.y + dy / 2 + bend * dx))
+            presses[i].path = PressPath(startTime: startTime, endTime: endTime, controlX: control.x, controlY: control.y,
                                         endX: press.x + dx, endY: press.y + dy)
         }
     }

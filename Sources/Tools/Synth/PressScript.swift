@@ -141,7 +141,7 @@ public enum SynthError: Error, Equatable, Sendable, CustomStringConvertible {
         case .badMasses(let m):
             return "--masses must be one or more masses above zero grams, got \(m.map { JSON.format($0) }.joined(separator: ","))"
         case .needsCells(let scenarios, let panel):
-            return "--scenario \(scenarios) moves presses across a plate with several cells, and \(panel) has one; use --panel panel4"
+            return "--scenario \(scenarios) moves presses across a plate with several cells, and \(panel) has one; use --panel \(PanelKind.multiCellNamesText)"
         case .pressesDoNotFit(let n, let need, let have):
             return "\(n) presses need about \(Int(need.rounded(.up))) s but the recording lasts \(JSON.format(have)) s; give a longer --duration or fewer --presses"
         }
@@ -246,6 +246,8 @@ public struct PressScript: Sendable {
             x = x < 0.5 ? cornerX : 1 - cornerX
             y = y < 0.5 ? cornerY : 1 - cornerY
         }
+        // Onto the panel's own press area (the bar's line, inside the triangle).
+        (x, y) = model.pressSpot(drawn: (x, y))
         let cap = 0.6 * model.railForce(at: (x, y))
         let tremorHz = (random.uniform(6, 11), random.uniform(2, 5))
         let tremorPhase = (random.uniform(0, 2 * .pi), random.uniform(0, 2 * .pi))

@@ -116,7 +116,7 @@ public enum Synthesizer {
         }
         if options.scenarios.contains(.sliding) && options.script == .standard {  // a session's masses stay put
             var random = stream(.slide)
-            script.addSlides(random: &random)
+            script.addSlides(on: model, random: &random)
         }
         // A session's length comes from its steps, not from --duration.
         let duration = options.script == .standard ? options.duration : Double(total) / model.sampleRateHz
@@ -144,9 +144,10 @@ public enum Synthesizer {
         } else {
             labels = GroundTruth.labels(force: truth, peek: model.peekNewtons, pop: model.popNewtons)
         }
-        if model.cellCount == 4 {
+        if model.cellCount > 1 {
             // Where the finger pressed at the label's scan (the spec's labels x/y,
-            // on a multi-cell panel), 4 decimals; a sliding press has moved on by then.
+            // on a multi-cell panel: the bar's too, whose y is its middle line), 4
+            // decimals; a sliding press has moved on by then.
             for i in labels.indices {
                 let t = times[labels[i].sample]
                 guard let p = script.pressIndex(at: t) else { continue }
@@ -302,12 +303,13 @@ public enum Synthesizer {
         recording.metadata.json().rendered(indent: 2) + "\n"
     }
 
-    /// The fixed corpus used by tests and benchmarks: every panel, two seeds
-    /// with every artefact and one clean, named `PANEL-sSEED[-clean]`.
+    /// The fixed corpus used by tests and benchmarks: every panel of
+    /// ``PanelKind/corpusKinds``, two seeds with every artefact and one clean,
+    /// named `PANEL-sSEED[-clean]`.
     public static let standardCorpus: [(stem: String, options: SynthOptions)] = {
         var list: [(String, SynthOptions)] = []
         let seconds: [PanelKind: Double] = [.hx711at10: 180, .hx711at80: 60, .fsrADS1115: 30, .panel4: 30]
-        for panel in PanelKind.allCases {
+        for panel in PanelKind.corpusKinds {
             for seed: UInt64 in [1, 2, 3] {
                 let clean = seed == 3
                 list.append(("\(panel.rawValue)-s\(seed)\(clean ? "-clean" : "")",
@@ -317,14 +319,14 @@ public enum Synthesizer {
         return list
     }()
 
-    /// The scenario corpus (issue 13): every panel, two seeds, every artefact
+    /// The scenario corpus (issue 13): every panel of ``PanelKind/corpusKinds``, two seeds, every artefact
     /// and the given scenarios, 120 s each (600 s at 10 scans/s), named
     /// `PANEL-scenarios-sSEED`. FSR creep and the zero floor go only to the
     /// FSR panel and vibration only to load cells (an FSR cannot read below zero);
     /// sliding only to the four-cell panel.
     public static func scenarioCorpus(_ scenarios: ScenarioSet = .all) -> [(stem: String, options: SynthOptions)] {
         var list: [(String, SynthOptions)] = []
-        for panel in PanelKind.allCases {
+        for panel in PanelKind.corpusKinds {
             // An FSR reads no force below zero: it takes the floor and creep, and
             // no vibration (which must swing below zero); load cells the reverse.
             var set = scenarios
