@@ -67,7 +67,7 @@ extension ForcePipeline {
             }
         }
         // From here as _processBlock, on locals, until the classifier takes the block whole.
-        guard let block = _readGestureBlock(scans, first: first, positions: positions) else { return false }
+        guard let block = _readGestureBlock(scans, first: first, positions: positions, allMoments: false) else { return false }
         if holding {
             // Every scan but the last (the caller reads the position after it again).
             var top = block.forces
@@ -100,6 +100,9 @@ internal struct _GestureBlock {
     @usableFromInline var counters: PipelineCounters
     @usableFromInline var zeroSums: InlineArray<8, Float>
     @usableFromInline var held: _BlockPositions
+    /// Every scan's moments (lane k scan k's), read only for a pressed block.
+    @usableFromInline var momentsX: SIMD16<Float>
+    @usableFromInline var momentsY: SIMD16<Float>
     /// The classifier's inputs: the two scans before the block, shifted by one and two, and the block's totals.
     @usableFromInline var older: SIMD16<Float>
     @usableFromInline var previous: SIMD16<Float>
@@ -110,9 +113,10 @@ internal struct _GestureBlock {
 
     @inlinable
     init(last: _LastScan, state: _ScanState, counters: PipelineCounters, zeroSums: InlineArray<8, Float>,
-         held: _BlockPositions, older: SIMD16<Float>, previous: SIMD16<Float>, forces: SIMD16<Float>,
-         firstStampNs: Int64, baseline: Float) {
+         held: _BlockPositions, momentsX: SIMD16<Float>, momentsY: SIMD16<Float>, older: SIMD16<Float>,
+         previous: SIMD16<Float>, forces: SIMD16<Float>, firstStampNs: Int64, baseline: Float) {
         self.last = last; self.state = state; self.counters = counters; self.zeroSums = zeroSums; self.held = held
+        self.momentsX = momentsX; self.momentsY = momentsY
         self.older = older; self.previous = previous; self.forces = forces
         self.firstStampNs = firstStampNs; self.baseline = baseline
     }
@@ -123,9 +127,11 @@ extension ForcePipeline {
     /// with, as ``_processBlock`` does them, on locals: nil where a scan of the
     /// block must go through the per-scan path (a rail, a gap, a flat run to
     /// judge). Changes nothing (mutating only to read the decode tables in
-    /// place, as ``_processBlock`` does).
+    /// place, as ``_processBlock`` does). With `allMoments` (a constant at
+    /// each call site), every scan's moments too.
     @inlinable @inline(__always)
-    internal mutating func _readGestureBlock(_ scans: UnsafeRawPointer, first: Int64, positions: Bool) -> _GestureBlock? {
+    internal mutating func _readGestureBlock(_ scans: UnsafeRawPointer, first: Int64, positions: Bool,
+                                             allMoments: Bool) -> _GestureBlock? {
         let stuckScans = _classifier._parameters.stuckScans
         var last = _last
         var state = _scan
@@ -135,9 +141,11 @@ extension ForcePipeline {
         var stamps = InlineArray<16, Int64>(repeating: 0)
         var changed: UInt32 = 0
         var held = _BlockPositions()
+        var momentsX = SIMD16<Float>(), momentsY = SIMD16<Float>()
         guard _decode.readBlock(scans, stride: layout.scanSize, first: first, last: &last, counters: &counters,
                                 timing: _timing, positions: positions, totals: &forces, stamps: &stamps,
-                                changed: &changed, held: &held, zeroSums: &zeroSums) else { return nil }
+                                changed: &changed, held: &held, zeroSums: &zeroSums,
+                                allMoments: allMoments && positions, momentsX: &momentsX, momentsY: &momentsY) else { return nil }
         var window = InlineArray<18, Float>(repeating: 0)
         window[0] = _classifier._older
         window[1] = _classifier._previous
@@ -154,7 +162,7 @@ extension ForcePipeline {
              raw.loadUnaligned(fromByteOffset: 8, as: SIMD16<Float>.self))
         }
         return _GestureBlock(last: last, state: state, counters: counters, zeroSums: zeroSums, held: held,
-                             older: a, previous: b, forces: c, firstStampNs: stamps[0], baseline: baseline)
+                             momentsX: momentsX, momentsY: momentsY, older: a, previous: b, forces: c, firstStampNs: stamps[0], baseline: baseline)
     }
 
     /// After the classifier took `block` whole: commits what the per-scan
@@ -188,6 +196,32 @@ extension _PressureWindow {
     }
 }
 
+/// The window sum ``_PressureWindow/position(gate:zeros:)`` takes after each
+/// scan of a block whose first scan is a multiple of four: lane k is
+/// `(slot 0 + slot 1) + (slot 2 + slot 3)` of the window after scan k, where
+/// `before` is the window before the block (its slots hold the four scans
+/// before it) and `block` the block's values. With a_d the values d scans
+/// back, that sum is (a₁ + a₀) + (a₃ + a₂) after an odd scan and
+/// (a₂ + a₁) + (a₀ + a₃) after an even one, the same additions in the same
+/// pairs (a float sum does not depend on the order of its two operands), so
+/// bit for bit what the window gives scan by scan.
+@inlinable @inline(__always)
+internal func _windowSums(_ before: InlineArray<4, Float>, _ block: SIMD16<Float>) -> SIMD16<Float> {
+    var e = InlineArray<20, Float>(repeating: 0)
+    for j in 0..<CentreOfPressure.windowScans { e[j] = before[j] }
+    withUnsafeMutableBytes(of: &e) { $0.storeBytes(of: block, toByteOffset: 16, as: SIMD16<Float>.self) }
+    let (a0, a1, a2, a3) = withUnsafeBytes(of: &e) { raw in
+        (raw.loadUnaligned(fromByteOffset: 16, as: SIMD16<Float>.self),
+         raw.loadUnaligned(fromByteOffset: 12, as: SIMD16<Float>.self),
+         raw.loadUnaligned(fromByteOffset: 8, as: SIMD16<Float>.self),
+         raw.loadUnaligned(fromByteOffset: 4, as: SIMD16<Float>.self))
+    }
+    let odd = (a1 + a0) + (a3 + a2), even = (a2 + a1) + (a0 + a3)
+    var r = even
+    for k in r.indices where k & 1 != 0 { r[k] = odd[k] }
+    return r
+}
+
 /// What ``ForcePipeline/processPressedBlock(_:into:)`` hands the gesture
 /// layer for each scan of a block it took whole: the press force and the
 /// centre of pressure as ``ForcePipeline/pressForce`` and
@@ -208,6 +242,20 @@ public struct PressedBlockScans: BitwiseCopyable, Sendable {
     /// The press force after scan `k` (0 ..< ``Classifier/blockScans``).
     @inlinable
     public func force(_ k: Int) -> Float { _forces[k] }
+
+    /// Every scan's press force, lane k scan k's: to read once per block
+    /// (``force(_:)`` on a block that is not a local copies the whole array per read).
+    @inlinable
+    public var forces: InlineArray<16, Float> { _forces }
+    /// Every scan's centre of pressure, x and y, lane k scan k's; bit k of
+    /// ``positionMask`` says whether scan k has one.
+    @inlinable
+    public var positionsX: InlineArray<16, Float> { _x }
+    @inlinable
+    public var positionsY: InlineArray<16, Float> { _y }
+    /// Bit k: scan k has a centre of pressure.
+    @inlinable
+    public var positionMask: UInt32 { _hasPosition }
 
     /// The centre of pressure after scan `k` (0 ..< ``Classifier/blockScans``).
     @inlinable
@@ -243,8 +291,9 @@ extension ForcePipeline {
     /// gives them, and leaves the state that those steps leave. Otherwise
     /// returns false, having changed nothing: the caller steps the scans one at a time.
     ///
-    /// What the gesture layer follows a press with: the moments of the
-    /// block's scans are computed from their bytes as the scan step sums them.
+    /// What the gesture layer follows a press with: every scan's moments come
+    /// from the block read (summed as the scan step sums them), and the
+    /// positions of the block's scans are computed lane by lane.
     /// - Complexity: O(blockScans × force channels); no allocation.
     @inlinable
     public mutating func processPressedBlock(_ scans: UnsafeRawPointer, into out: inout PressedBlockScans) -> Bool {
@@ -264,7 +313,7 @@ extension ForcePipeline {
             guard Int(truncatingIfNeeded: first) & (CentreOfPressure.zeroBlockScans &- 1) == 0 else { return false }
         }
         // From here as _processBlock, on locals, until the classifier takes the block whole.
-        guard let block = _readGestureBlock(scans, first: first, positions: positions) else { return false }
+        guard let block = _readGestureBlock(scans, first: first, positions: positions, allMoments: true) else { return false }
         let a = block.older, b = block.previous, c = block.forces, baselineBefore = block.baseline
         // The press force of each scan, as the scan step takes it (spike-filtered, less the
         // baseline, which moves only after the block): before stepBlock moves the baseline.
@@ -278,28 +327,32 @@ extension ForcePipeline {
             return false
         }
         _commitGestureBlock(block, first: first, positions: positions)
-        let held = block.held
         out.first = first
+        let pressForces = filtered - SIMD16(repeating: baselineBefore)
+        withUnsafeMutableBytes(of: &out._forces) { $0.storeBytes(of: pressForces, as: SIMD16<Float>.self) }
         out._hasPosition = 0
-        for k in 0..<Classifier.blockScans { out._forces[k] = filtered[k] - baselineBefore }
         if positions {
-            // Each scan's window, as the scan step records it; the zeros as they
-            // were until the last scan, whose position is read from the committed state.
+            // Each scan's window as the scan step records it, from the moments the
+            // block read kept for every scan; the zeros as they were until the
+            // last scan, whose position is read from the committed state.
             let gate = positionGate
-            let tail = Classifier.blockScans &- CentreOfPressure.windowScans
-            let size = layout.scanSize
-            var w = windowBefore
-            for k in 0..<(Classifier.blockScans &- 1) {
-                let mx: Float, my: Float
-                if k >= tail {
-                    mx = held.momentsX[k &- tail]
-                    my = held.momentsY[k &- tail]
-                } else {
-                    (mx, my) = _decode.moments(scans + k &* size)
-                }
-                w.record(sample: first &+ Int64(k), force: c[k], x: mx, y: my)
-                out._set(k, w._peekPosition(gate: gate, zeros: zerosBefore))
+            let n = Float(CentreOfPressure.windowScans)
+            let f = _windowSums(windowBefore.force, c) - SIMD16(repeating: n * zerosBefore.total)
+            let x = (_windowSums(windowBefore.momentX, block.momentsX) - SIMD16(repeating: n * zerosBefore.momentX)) / f
+            let y = (_windowSums(windowBefore.momentY, block.momentsY) - SIMD16(repeating: n * zerosBefore.momentY)) / f
+            let gated = f .>= SIMD16(repeating: gate * n)
+            // Below the gate a scan keeps the last decided position (only events decide one).
+            var decided: UInt32 = 0
+            for k in 0..<Classifier.blockScans { decided |= gated[k] ? 1 &<< UInt32(k) : 0 }
+            var px = x, py = y
+            if let last = windowBefore.last {
+                px = SIMD16(repeating: last.x).replacing(with: x, where: gated)
+                py = SIMD16(repeating: last.y).replacing(with: y, where: gated)
+                decided = ~0
             }
+            withUnsafeMutableBytes(of: &out._x) { $0.storeBytes(of: px, as: SIMD16<Float>.self) }
+            withUnsafeMutableBytes(of: &out._y) { $0.storeBytes(of: py, as: SIMD16<Float>.self) }
+            out._hasPosition = decided & ((1 &<< UInt32(Classifier.blockScans &- 1)) &- 1)
             out._set(Classifier.blockScans &- 1, _pressure._peekPosition(gate: gate, zeros: _cellZeros))
         }
         #if DEBUG

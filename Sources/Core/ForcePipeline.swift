@@ -315,10 +315,12 @@ public struct ForcePipeline: Sendable {
         // Moments only of the last scans, the ones the position window keeps
         // (a block that falls back to per-scan steps recomputes the others).
         var held = _BlockPositions()
+        var unusedX = SIMD16<Float>(), unusedY = SIMD16<Float>()
         // A scan on a rail raises `saturated`: the per-scan path handles it.
         guard _decode.readBlock(scans, stride: layout.scanSize, first: first, last: &last, counters: &counters,
                                 timing: _timing, positions: positions, totals: &forces, stamps: &stamps,
-                                changed: &changed, held: &held, zeroSums: &zeroSums) else { return false }
+                                changed: &changed, held: &held, zeroSums: &zeroSums,
+                                momentsX: &unusedX, momentsY: &unusedY) else { return false }
         // Plain arrays filled scalar by scalar (a vector insert per scan stalls),
         // loaded as vectors once.
         var window = InlineArray<18, Float>(repeating: 0)

@@ -302,6 +302,11 @@ extension _PanelDecoder {
     /// newtons in one loop), with every sum in the per-scan order, so bit
     /// for bit the same.
     ///
+    /// With `positions` it also sums the moments of the window's tail into
+    /// `held`, and with `allMoments` (the gesture layer's pressed block, a
+    /// constant at each call site) every scan's moments into `momentsX` and
+    /// `momentsY`, lane k scan k's, in the scan step's channel order.
+    ///
     /// - Returns: false when a scan is on a rail (the per-scan path raises
     ///   `saturated`); the state, counters and sums are then half-advanced
     ///   and must be dropped. Otherwise `totals` holds each scan's force,
@@ -312,7 +317,8 @@ extension _PanelDecoder {
                                      counters c: inout PipelineCounters, timing: _Timing, positions: Bool,
                                      totals: inout SIMD16<Float>, stamps: inout InlineArray<16, Int64>,
                                      changed: inout UInt32, held: inout _BlockPositions,
-                                     zeroSums: inout InlineArray<8, Float>) -> Bool {
+                                     zeroSums: inout InlineArray<8, Float>, allMoments: Bool = false,
+                                     momentsX: inout SIMD16<Float>, momentsY: inout SIMD16<Float>) -> Bool {
         c.scans &+= Int64(Classifier.blockScans)
         if stamp.present {
             // The widest gap first, without a branch per scan; gaps are rare,
@@ -378,7 +384,12 @@ extension _PanelDecoder {
             } else {
                 for k in 0..<Classifier.blockScans { newtons[k] = Float(raws[k] &- d.zero) * d.scale }
             }
-            totals += withUnsafeBytes(of: newtons) { $0.loadUnaligned(as: SIMD16<Float>.self) }
+            let column = withUnsafeBytes(of: newtons) { $0.loadUnaligned(as: SIMD16<Float>.self) }
+            totals += column
+            if allMoments {
+                momentsX += column * cellX[i]
+                momentsY += column * cellY[i]
+            }
             if positions {
                 for k in tail..<Classifier.blockScans {
                     held.momentsX[k &- tail] += newtons[k] * cellX[i]

@@ -322,9 +322,14 @@ public struct PanelGestures: Sendable {
     /// ``track(sample:force:position:into:)`` for each scan of a block the
     /// pipeline took whole (no event in it), in order.
     public mutating func track(block: PressedBlockScans, into out: inout GestureRing) {
+        // The lanes copied once and read through spans: an element read through
+        // `block` (or an InlineArray subscript) copied the whole array per scan.
+        let forceLanes = block.forces, xLanes = block.positionsX, yLanes = block.positionsY
+        let forces = forceLanes.span, xs = xLanes.span, ys = yLanes.span, has = block.positionMask
         var k = 0
         while k < Classifier.blockScans {
-            track(sample: block.first &+ Int64(k), force: block.force(k), position: block.position(k), into: &out)
+            let p: PlatePoint? = (has >> UInt32(truncatingIfNeeded: k)) & 1 != 0 ? PlatePoint(x: xs[k], y: ys[k]) : nil
+            track(sample: block.first &+ Int64(k), force: forces[k], position: p, into: &out)
             k &+= 1
         }
     }
