@@ -262,10 +262,7 @@ internal struct _PanelDecoder: Sendable {
         let ts = stamp.stamp(scan, sample: sample, periodNs: timing.periodNs)
         if stamp.present && sample > 0 {
             let gap = ts &- s.lastTimestamp
-            if gap > timing.gapNs {
-                c.timestampGaps &+= 1
-                c.droppedScans &+= (gap &+ timing.halfPeriodNs) / timing.periodNs &- 1
-            }
+            if gap > timing.gapNs { c._countGap(gap, periodNs: timing.periodNs, halfPeriodNs: timing.halfPeriodNs) }
         }
         s.lastTimestamp = ts
         r.timestamp = ts

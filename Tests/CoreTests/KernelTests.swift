@@ -29,6 +29,10 @@ struct KernelTests {
         for format in Self.formats {
             let decoder = _ChannelDecoder(format: format, offset: 3)
             #expect(decoder.low == format.minimumRaw && decoder.high == format.maximumRaw)
+            // A timestamp channel in the same format (its scan is placed so that it sits where the word is).
+            let stampLayout = try! ScanLayout([(index: 0, format: try! ChannelFormat(parsing: "le:u8/8>>0".utf8)),
+                                               (index: 1, format: format)])
+            let stamp = _TimestampDecoder(layout: stampLayout, slot: 1)
             var bytes = [UInt8](repeating: 0, count: 16)
             for round in 0..<300 {
                 for k in 0..<bytes.count { bytes[k] = UInt8(truncatingIfNeeded: rng.next()) }
@@ -40,6 +44,8 @@ struct KernelTests {
                     let expected = format.decode(raw.baseAddress! + 3)
                     let got = decoder.raw(raw.baseAddress!)
                     #expect(got == expected, "\(format.text): \(got) != \(expected)")
+                    let stamped = stamp.stamp(raw.baseAddress! + 3 - stamp.offset, sample: 5, periodNs: 1)
+                    #expect(stamped == expected, "timestamp \(format.text): \(stamped) != \(expected)")
                 }
                 checked += 1
             }
