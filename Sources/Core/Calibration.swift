@@ -14,6 +14,9 @@ public enum CalibrationError: Error, Equatable, Sendable {
     case zeroScale
     /// More force channels than ``PanelCalibration/maximumForceChannels``.
     case tooManyForceChannels(Int)
+    /// The curves of a panel's channels together have more points than
+    /// ``PanelCalibration/maximumCurvePoints``; the total is given.
+    case tooManyCurvePoints(Int)
     /// A force channel's slot is not in the scan layout.
     case slotOutOfRange(Int)
     /// A value is finite but outside the accepted range (raw counts beyond
@@ -134,6 +137,14 @@ public enum ChannelCalibration: Equatable, BitwiseCopyable, Sendable {
 public struct PanelCalibration: Equatable, Sendable {
     /// The most force channels a panel may have.
     public static let maximumForceChannels = 8
+    /// The most curve points all of a panel's channels may have together
+    /// (each curve at most ``ForceCurve/maximumPoints``). The pipeline keeps
+    /// the points in one fixed pool of this size, 768 bytes in every
+    /// pipeline value, rather than room for 32 points on each of 8 channels
+    /// (3 KB, of RAM and of stack on a microcontroller, for curves no panel
+    /// has: a calibration session fits 5 to 10 points a cell). Two full
+    /// curves, or eight of 8 points, fit.
+    public static let maximumCurvePoints = 64
 
     @usableFromInline internal var _slots: InlineArray<8, Int>
     @usableFromInline internal var _channels: InlineArray<8, ChannelCalibration>
@@ -143,19 +154,24 @@ public struct PanelCalibration: Equatable, Sendable {
     /// Creates a panel calibration from (layout slot, calibration) pairs.
     public init<S: Sequence>(_ channels: S, layout: ScanLayout) throws(CalibrationError)
     where S.Element == (slot: Int, calibration: ChannelCalibration) {
-        var slots = InlineArray<8, Int>(repeating: 0)
-        var cals = InlineArray<8, ChannelCalibration>(repeating: .linear(zeroRaw: 0, newtonsPerCount: 1))
+        // Filled in place: a local table copied into `self` at the end was
+        // 3 KB more of the caller's stack (all of it on a microcontroller).
+        _slots = InlineArray<8, Int>(repeating: 0)
+        _channels = InlineArray<8, ChannelCalibration>(repeating: .linear(zeroRaw: 0, newtonsPerCount: 1))
         var n = 0
+        var points = 0
         for channel in channels {
             guard n < PanelCalibration.maximumForceChannels else { throw .tooManyForceChannels(n + 1) }
             guard channel.slot >= 0 && channel.slot < layout.count else { throw .slotOutOfRange(channel.slot) }
             try channel.calibration.validate()
-            slots[n] = channel.slot
-            cals[n] = channel.calibration
+            if case .curve(let curve) = channel.calibration {
+                points += curve.count
+                guard points <= PanelCalibration.maximumCurvePoints else { throw .tooManyCurvePoints(points) }
+            }
+            _slots[n] = channel.slot
+            _channels[n] = channel.calibration
             n += 1
         }
-        _slots = slots
-        _channels = cals
         count = n
     }
 

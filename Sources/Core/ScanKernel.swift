@@ -166,9 +166,11 @@ internal struct _PanelDecoder: Sendable {
     /// Force channels.
     @usableFromInline internal let channels: Int
     @usableFromInline internal var decoders: InlineArray<8, _ChannelDecoder>
-    /// Curve points, flattened: the hot loop reads scalars instead of copying a whole curve.
-    @usableFromInline internal var curveRaw: InlineArray<256, Int64>
-    @usableFromInline internal var curveNewtons: InlineArray<256, Float>
+    /// Every curve channel's points, back to back in one pool of
+    /// ``PanelCalibration/maximumCurvePoints`` (768 bytes, not room for 32
+    /// points on each of 8 channels): the hot loop reads scalars in place.
+    @usableFromInline internal var curveRaw: InlineArray<64, Int64>
+    @usableFromInline internal var curveNewtons: InlineArray<64, Float>
     @usableFromInline internal let stamp: _TimestampDecoder
     @usableFromInline internal let hasPositions: Bool
     @usableFromInline internal var cellX = InlineArray<8, Float>(repeating: 0)
@@ -182,10 +184,11 @@ internal struct _PanelDecoder: Sendable {
         decoders = InlineArray(repeating: _ChannelDecoder(format: first.format, offset: first.offset))
         curveRaw = InlineArray(repeating: 0)
         curveNewtons = InlineArray(repeating: 0)
+        var pooled = 0
         for i in 0..<calibration.count {
             let channel = layout[calibration.slot(i)]
             decoders[i] = _ChannelDecoder(format: channel.format, offset: channel.offset)
-            _setCalibration(i, calibration)
+            pooled = _setCalibration(i, calibration, pooled: pooled)
         }
         if let positions {
             for i in 0..<positions.count {
@@ -195,19 +198,25 @@ internal struct _PanelDecoder: Sendable {
         }
     }
 
-    /// Unpacks channel `i`'s calibration in place (no curve copied to the stack).
-    private mutating func _setCalibration(_ i: Int, _ calibration: PanelCalibration) {
+    /// Unpacks channel `i`'s calibration in place (no curve copied to the
+    /// stack), a curve's points after the `pooled` points already in the
+    /// pool (``PanelCalibration`` has checked that they fit); returns the
+    /// points pooled now.
+    private mutating func _setCalibration(_ i: Int, _ calibration: PanelCalibration, pooled: Int) -> Int {
         switch calibration._channels[i] {
         case .linear(let zero, let scale):
             decoders[i].setLine(zero: zero, scale: scale)
+            return pooled
         case .curve(let curve):
-            let first = i &* ForceCurve.maximumPoints
+            let first = pooled
+            precondition(first &+ curve.count <= PanelCalibration.maximumCurvePoints, "curve points beyond the pool")
             decoders[i].curveFirst = Int32(first)
             decoders[i].curveLast = Int32(first &+ curve.count &- 1)
             for k in 0..<curve.count {
                 curveRaw[first &+ k] = curve._raw[k]
                 curveNewtons[first &+ k] = curve._newtons[k]
             }
+            return first &+ curve.count
         }
     }
 
