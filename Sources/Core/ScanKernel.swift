@@ -168,7 +168,7 @@ internal struct _PanelDecoder: Sendable {
     @usableFromInline internal var decoders: InlineArray<8, _ChannelDecoder>
     /// Every curve channel's points, back to back in one pool of
     /// ``PanelCalibration/maximumCurvePoints`` (768 bytes, not room for 32
-    /// points on each of 8 channels): the hot loop reads scalars in place.
+    /// points on each of 8 channels), the calibration's own: the hot loop reads scalars in place.
     @usableFromInline internal var curveRaw: InlineArray<64, Int64>
     @usableFromInline internal var curveNewtons: InlineArray<64, Float>
     @usableFromInline internal let stamp: _TimestampDecoder
@@ -182,41 +182,25 @@ internal struct _PanelDecoder: Sendable {
         hasPositions = positions != nil
         let first = layout[calibration.count > 0 ? calibration.slot(0) : 0]
         decoders = InlineArray(repeating: _ChannelDecoder(format: first.format, offset: first.offset))
-        curveRaw = InlineArray(repeating: 0)
-        curveNewtons = InlineArray(repeating: 0)
-        var pooled = 0
+        // The calibration's pool as it is: each curve channel's points stay where it put them.
+        curveRaw = calibration._raw
+        curveNewtons = calibration._newtons
         for i in 0..<calibration.count {
             let channel = layout[calibration.slot(i)]
             decoders[i] = _ChannelDecoder(format: channel.format, offset: channel.offset)
-            pooled = _setCalibration(i, calibration, pooled: pooled)
+            let first = Int32(calibration._curveFirst[i])
+            if first < 0 {
+                decoders[i].setLine(zero: calibration._zero[i], scale: calibration._scale[i])
+            } else {
+                decoders[i].curveFirst = first
+                decoders[i].curveLast = first &+ Int32(calibration._curveCount[i]) &- 1
+            }
         }
         if let positions {
             for i in 0..<positions.count {
                 cellX[i] = positions[i].x
                 cellY[i] = positions[i].y
             }
-        }
-    }
-
-    /// Unpacks channel `i`'s calibration in place (no curve copied to the
-    /// stack), a curve's points after the `pooled` points already in the
-    /// pool (``PanelCalibration`` has checked that they fit); returns the
-    /// points pooled now.
-    private mutating func _setCalibration(_ i: Int, _ calibration: PanelCalibration, pooled: Int) -> Int {
-        switch calibration._channels[i] {
-        case .linear(let zero, let scale):
-            decoders[i].setLine(zero: zero, scale: scale)
-            return pooled
-        case .curve(let curve):
-            let first = pooled
-            precondition(first &+ curve.count <= PanelCalibration.maximumCurvePoints, "curve points beyond the pool")
-            decoders[i].curveFirst = Int32(first)
-            decoders[i].curveLast = Int32(first &+ curve.count &- 1)
-            for k in 0..<curve.count {
-                curveRaw[first &+ k] = curve._raw[k]
-                curveNewtons[first &+ k] = curve._newtons[k]
-            }
-            return first &+ curve.count
         }
     }
 
