@@ -78,7 +78,6 @@ public struct ForcePipeline: Sendable {
     ///   - positions: where each force cell sits, in force-channel order
     ///     (``CellPositions/standard(forCells:)`` gives the spec's default);
     ///     `nil`, or a count that differs from the force channels', means no press positions.
-    @inline(never)
     public init(layout: ScanLayout, calibration: PanelCalibration, parameters: ClassifierParameters,
                 timestampSlot: Int?, positions: CellPositions? = nil) {
         let resolved = positions.flatMap { $0.count == calibration.count ? $0 : nil }
