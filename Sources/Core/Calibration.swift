@@ -14,6 +14,9 @@ public enum CalibrationError: Error, Equatable, Sendable {
     case zeroScale
     /// More force channels than ``PanelCalibration/maximumForceChannels``.
     case tooManyForceChannels(Int)
+    /// The curves of a panel's channels together have more points than
+    /// ``PanelCalibration/maximumCurvePoints``; the total is given.
+    case tooManyCurvePoints(Int)
     /// A force channel's slot is not in the scan layout.
     case slotOutOfRange(Int)
     /// A value is finite but outside the accepted range (raw counts beyond
@@ -60,6 +63,17 @@ public struct ForceCurve: Equatable, BitwiseCopyable, Sendable {
         _raw = raw
         _newtons = newtons
         count = n
+    }
+
+    /// The `count` points from `first` of a pool a ``PanelCalibration`` has validated.
+    internal init(pooled raw: InlineArray<64, Int64>, _ newtons: InlineArray<64, Float>, first: Int, count: Int) {
+        _raw = InlineArray(repeating: 0)
+        _newtons = InlineArray(repeating: 0)
+        for k in 0..<count {
+            _raw[k] = raw[first + k]
+            _newtons[k] = newtons[first + k]
+        }
+        self.count = count
     }
 
     public static func == (lhs: ForceCurve, rhs: ForceCurve) -> Bool {
@@ -134,41 +148,94 @@ public enum ChannelCalibration: Equatable, BitwiseCopyable, Sendable {
 public struct PanelCalibration: Equatable, Sendable {
     /// The most force channels a panel may have.
     public static let maximumForceChannels = 8
+    /// The most curve points all of a panel's channels may have together
+    /// (each curve at most ``ForceCurve/maximumPoints``). The pipeline keeps
+    /// the points in one fixed pool of this size, 768 bytes in every
+    /// pipeline value, rather than room for 32 points on each of 8 channels
+    /// (3 KB, of RAM and of stack on a microcontroller, for curves no panel
+    /// has: a calibration session fits 5 to 10 points a cell). Two full
+    /// curves, or eight of 8 points, fit.
+    public static let maximumCurvePoints = 64
 
     @usableFromInline internal var _slots: InlineArray<8, Int>
-    @usableFromInline internal var _channels: InlineArray<8, ChannelCalibration>
+    /// A line channel's zero and scale (a curve channel's are unused).
+    @usableFromInline internal var _zero: InlineArray<8, Int64>
+    @usableFromInline internal var _scale: InlineArray<8, Float>
+    /// Where a curve channel's points start in the pool, or -1 for a line, and how many.
+    @usableFromInline internal var _curveFirst: InlineArray<8, Int8>
+    @usableFromInline internal var _curveCount: InlineArray<8, Int8>
+    /// Every curve's points, back to back (the pipeline's decoder takes the
+    /// pool as it is): not a whole ``ForceCurve`` (392 bytes) per channel,
+    /// which made a panel calibration 3.2 KB of a board's stack.
+    @usableFromInline internal var _raw: InlineArray<64, Int64>
+    @usableFromInline internal var _newtons: InlineArray<64, Float>
     /// The number of force channels.
     public let count: Int
 
     /// Creates a panel calibration from (layout slot, calibration) pairs.
     public init<S: Sequence>(_ channels: S, layout: ScanLayout) throws(CalibrationError)
     where S.Element == (slot: Int, calibration: ChannelCalibration) {
-        var slots = InlineArray<8, Int>(repeating: 0)
-        var cals = InlineArray<8, ChannelCalibration>(repeating: .linear(zeroRaw: 0, newtonsPerCount: 1))
+        // Filled in place: local tables copied into `self` at the end were
+        // that much more of the caller's stack (all of it on a microcontroller).
+        _slots = InlineArray(repeating: 0)
+        _zero = InlineArray(repeating: 0)
+        _scale = InlineArray(repeating: 0)
+        _curveFirst = InlineArray(repeating: -1)
+        _curveCount = InlineArray(repeating: 0)
+        _raw = InlineArray(repeating: 0)
+        _newtons = InlineArray(repeating: 0)
         var n = 0
+        var points = 0
         for channel in channels {
             guard n < PanelCalibration.maximumForceChannels else { throw .tooManyForceChannels(n + 1) }
             guard channel.slot >= 0 && channel.slot < layout.count else { throw .slotOutOfRange(channel.slot) }
             try channel.calibration.validate()
-            slots[n] = channel.slot
-            cals[n] = channel.calibration
+            _slots[n] = channel.slot
+            switch channel.calibration {
+            case .linear(let zero, let scale):
+                _zero[n] = zero
+                _scale[n] = scale
+            case .curve(let curve):
+                guard points + curve.count <= PanelCalibration.maximumCurvePoints else {
+                    throw .tooManyCurvePoints(points + curve.count)
+                }
+                _curveFirst[n] = Int8(points)
+                _curveCount[n] = Int8(curve.count)
+                for k in 0..<curve.count {
+                    _raw[points + k] = curve._raw[k]
+                    _newtons[points + k] = curve._newtons[k]
+                }
+                points += curve.count
+            }
             n += 1
         }
-        _slots = slots
-        _channels = cals
         count = n
     }
 
     public static func == (lhs: PanelCalibration, rhs: PanelCalibration) -> Bool {
         guard lhs.count == rhs.count else { return false }
-        for i in 0..<lhs.count where lhs._slots[i] != rhs._slots[i] || lhs._channels[i] != rhs._channels[i] {
-            return false
+        for i in 0..<lhs.count {
+            guard lhs._slots[i] == rhs._slots[i], (lhs._curveFirst[i] < 0) == (rhs._curveFirst[i] < 0) else { return false }
+            if lhs._curveFirst[i] < 0 {
+                guard lhs._zero[i] == rhs._zero[i] && lhs._scale[i] == rhs._scale[i] else { return false }
+                continue
+            }
+            let a = Int(lhs._curveFirst[i]), b = Int(rhs._curveFirst[i]), n = Int(lhs._curveCount[i])
+            guard n == Int(rhs._curveCount[i]) else { return false }
+            for k in 0..<n where lhs._raw[a + k] != rhs._raw[b + k] || lhs._newtons[a + k] != rhs._newtons[b + k] {
+                return false
+            }
         }
         return true
     }
 
     /// The layout slot of force channel `i`.
     @inlinable public func slot(_ i: Int) -> Int { _slots[i] }
-    /// The calibration of force channel `i`.
-    @inlinable public func calibration(_ i: Int) -> ChannelCalibration { _channels[i] }
+    /// The calibration of force channel `i` (a curve is rebuilt from the pool).
+    public func calibration(_ i: Int) -> ChannelCalibration {
+        precondition(i >= 0 && i < count, "force channel index out of range")
+        let first = Int(_curveFirst[i])
+        guard first >= 0 else { return .linear(zeroRaw: _zero[i], newtonsPerCount: _scale[i]) }
+        return .curve(ForceCurve(pooled: _raw, _newtons, first: first, count: Int(_curveCount[i])))
+    }
 }

@@ -46,8 +46,10 @@ internal struct _ChannelDecoder: BitwiseCopyable, Sendable {
         self.offset = offset
         signed = format.signed
         let real = UInt32(format.realBits), shift = UInt32(format.shift)
-        left = format.storageBits == 64 ? 0 : 32 &- shift &- real
-        right = format.storageBits == 64 ? 0 : 32 &- real
+        // A 64-bit word is shifted in 64 bits (``_field(_:storageBits:bigEndian:signed:left:right:)``).
+        let width: UInt32 = format.storageBits == 64 ? 64 : 32
+        left = width &- shift &- real
+        right = width &- real
         let big = format.bigEndian
         switch (format.storageBits, format.signed, format.realBits, format.shift, big) {
         case (16, true, 16, 0, false): load = .s16le
@@ -93,7 +95,7 @@ internal struct _ChannelDecoder: BitwiseCopyable, Sendable {
         case .narrow16be: return narrow(UInt32(UInt16(bigEndian: p.loadUnaligned(as: UInt16.self))))
         case .narrow32le: return narrow(UInt32(littleEndian: p.loadUnaligned(as: UInt32.self)))
         case .narrow32be: return narrow(UInt32(bigEndian: p.loadUnaligned(as: UInt32.self)))
-        case .wide: return format.decode(p)
+        case .wide: return _ChannelDecoder._field(p, storageBits: 64, bigEndian: format.bigEndian, signed: signed, left: left, right: right)
         }
     }
 
@@ -138,6 +140,34 @@ internal struct _ChannelDecoder: BitwiseCopyable, Sendable {
     }
     #endif
 
+    /// The field of a word of any storage width, in 64 bits: exactly
+    /// ``ChannelFormat/decode(_:)`` (`left` = 64 − shift − realbits puts the
+    /// field's top bit at bit 63, `right` = 64 − realbits brings it down,
+    /// sign- or zero-extended). Out of line and on scalars, so the scan step
+    /// (inlined into `process(scan:into:)`) holds no copy of a format and,
+    /// on a 32-bit target, no 64-bit shifts for formats the common boards
+    /// never use (a 64-bit channel, a timestamp other than `le:s64`).
+    @usableFromInline @inline(never)
+    internal static func _field(_ p: UnsafeRawPointer, storageBits: UInt8, bigEndian: Bool, signed: Bool,
+                                left: UInt32, right: UInt32) -> Int64 {
+        var bits: UInt64
+        switch storageBits {
+        case 8:
+            bits = UInt64(p.load(as: UInt8.self))
+        case 16:
+            let v = p.loadUnaligned(as: UInt16.self)
+            bits = UInt64(bigEndian ? UInt16(bigEndian: v) : UInt16(littleEndian: v))
+        case 32:
+            let v = p.loadUnaligned(as: UInt32.self)
+            bits = UInt64(bigEndian ? UInt32(bigEndian: v) : UInt32(littleEndian: v))
+        default:
+            let v = p.loadUnaligned(as: UInt64.self)
+            bits = bigEndian ? UInt64(bigEndian: v) : UInt64(littleEndian: v)
+        }
+        let up = bits &<< UInt64(left)
+        return signed ? Int64(bitPattern: up) &>> Int64(right) : Int64(bitPattern: up &>> UInt64(right))
+    }
+
     /// The field of a word of at most 32 bits, sign- or zero-extended: two shifts.
     @inlinable @inline(__always)
     internal func narrow(_ bits: UInt32) -> Int64 {
@@ -167,6 +197,9 @@ internal struct _TimestampDecoder: BitwiseCopyable, Sendable {
     @usableFromInline internal let direct: Bool
     @usableFromInline internal let offset: Int
     @usableFromInline internal let format: ChannelFormat
+    /// The general decode's shifts (see ``_ChannelDecoder/_field(_:storageBits:bigEndian:signed:left:right:)``).
+    @usableFromInline internal let left: UInt32
+    @usableFromInline internal let right: UInt32
 
     internal init(layout: ScanLayout, slot: Int?) {
         let channel = layout[slot ?? 0]
@@ -174,12 +207,16 @@ internal struct _TimestampDecoder: BitwiseCopyable, Sendable {
         offset = channel.offset
         format = channel.format
         direct = !format.bigEndian && format.signed && format.realBits == 64 && format.shift == 0
+        left = 64 &- UInt32(format.shift) &- UInt32(format.realBits)
+        right = 64 &- UInt32(format.realBits)
     }
 
     /// The timestamp of `scan`, or `sample × periodNs` when the scans carry none.
     @inlinable @inline(__always)
     internal func stamp(_ scan: UnsafeRawPointer, sample: Int64, periodNs: Int64) -> Int64 {
         guard present else { return sample &* periodNs }
-        return direct ? Int64(littleEndian: (scan + offset).loadUnaligned(as: Int64.self)) : format.decode(scan + offset)
+        if direct { return Int64(littleEndian: (scan + offset).loadUnaligned(as: Int64.self)) }
+        return _ChannelDecoder._field(scan + offset, storageBits: format.storageBits, bigEndian: format.bigEndian,
+                                      signed: format.signed, left: left, right: right)
     }
 }

@@ -209,15 +209,24 @@ public struct Classifier: Sendable {
             _blockFill &+= 1
             if _blockFill == Int32(Classifier.blockScans) {
                 _blockFill = 0
-                // Scalars are stored one by one (no vector insert per scan), loaded as vectors once.
-                let values = withUnsafeBytes(of: _block) { $0.loadUnaligned(as: SIMD16<Float>.self) }
-                let idle = withUnsafeBytes(of: _blockIdle) { $0.loadUnaligned(as: SIMD16<Float>.self) }
-                _trackBaseline(block: values, idle: idle)
+                _closeBlock()
             }
         }
         #if DEBUG
         _checkInvariants()
         #endif
+    }
+
+    /// Hands the block just filled to the baseline tracker. Out of line: its
+    /// two vectors go to `_trackBaseline` as arguments (on a 32-bit target,
+    /// over 100 bytes of stack), which would otherwise sit in every scan's
+    /// `step` frame for a call made once per block.
+    @usableFromInline @inline(never)
+    internal mutating func _closeBlock() {
+        // Scalars are stored one by one (no vector insert per scan), loaded as vectors once.
+        let values = withUnsafeBytes(of: _block) { $0.loadUnaligned(as: SIMD16<Float>.self) }
+        let idle = withUnsafeBytes(of: _blockIdle) { $0.loadUnaligned(as: SIMD16<Float>.self) }
+        _trackBaseline(block: values, idle: idle)
     }
 
     /// Advances the latency crossings and the debounce runs over `scans`

@@ -51,6 +51,7 @@ extension CalibrationError {
         case .notFinite: return "calibration values must be finite numbers"
         case .zeroScale: return "newtonsPerCount must not be zero"
         case .tooManyForceChannels(let n): return "at most \(PanelCalibration.maximumForceChannels) force channels, got \(n)"
+        case .tooManyCurvePoints(let n): return "the curves of all channels may have at most \(PanelCalibration.maximumCurvePoints) points together, got \(n) or more; use fewer points per curve"
         case .slotOutOfRange(let s): return "force channel slot \(s) is not in the scan layout"
         case .outOfRange: return "out of range: raw counts at most 2^53 in magnitude, newtonsPerCount between 1e-12 and 1000 in magnitude, newtons at most 1e6"
         }

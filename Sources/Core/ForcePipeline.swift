@@ -12,6 +12,15 @@ public struct PipelineCounters: Equatable, BitwiseCopyable, Sendable {
 
     /// Zero counters.
     public init() {}
+
+    /// Counts a timestamp gap of `gap` ns and the scans it lost. Out of line:
+    /// gaps are rare, and the 64-bit division (a runtime call on a 32-bit
+    /// target) would otherwise hold registers, and so stack, in every scan step.
+    @usableFromInline @inline(never)
+    internal mutating func _countGap(_ gap: Int64, periodNs: Int64, halfPeriodNs: Int64) {
+        timestampGaps &+= 1
+        droppedScans &+= (gap &+ halfPeriodNs) / periodNs &- 1
+    }
 }
 
 /// Decode, calibrate, check health and classify: a scan's bytes in, events out.
@@ -111,7 +120,7 @@ public struct ForcePipeline: Sendable {
                              moments: _decode.hasPositions, zeroSums: &_zeroSums)
         _lastForce = r.total
         let before = events.count
-        if _decode.hasPositions { _recordPositions(sample: sample, r) }
+        if _decode.hasPositions { _recordPositions(sample: sample, force: r.total, x: r.momentX, y: r.momentY) }
         _checkHealth(same: r.same, railed: r.railed, sample: sample, timestampNs: r.timestamp, into: &events)
         _classifier.step(force: r.total, sample: sample, timestampNs: r.timestamp, into: &events)
         if _decode.hasPositions && events.count != before { _stampPositions(&events, from: before) }
@@ -122,10 +131,12 @@ public struct ForcePipeline: Sendable {
 
     /// Records one scan's moments in the position window and closes its zero
     /// block at the block's end; out of line, so a panel without positions
-    /// carries none of it in the scan step's frame.
+    /// carries none of it in the scan step's frame. Scalars, not the
+    /// reading: a struct argument would keep the reading in memory (a stack
+    /// slot of the scan step) instead of registers.
     @usableFromInline @inline(never)
-    internal mutating func _recordPositions(sample: Int64, _ r: _Reading) {
-        _pressure.record(sample: sample, force: r.total, x: r.momentX, y: r.momentY)
+    internal mutating func _recordPositions(sample: Int64, force: Float, x: Float, y: Float) {
+        _pressure.record(sample: sample, force: force, x: x, y: y)
         if _CellZeros.closes(sample) {
             _closeZeroBlock(sums: _zeroSums, baseline: _classifier._baseline)
             _zeroSums = InlineArray<8, Float>(repeating: 0)

@@ -166,9 +166,11 @@ internal struct _PanelDecoder: Sendable {
     /// Force channels.
     @usableFromInline internal let channels: Int
     @usableFromInline internal var decoders: InlineArray<8, _ChannelDecoder>
-    /// Curve points, flattened: the hot loop reads scalars instead of copying a whole curve.
-    @usableFromInline internal var curveRaw: InlineArray<256, Int64>
-    @usableFromInline internal var curveNewtons: InlineArray<256, Float>
+    /// Every curve channel's points, back to back in one pool of
+    /// ``PanelCalibration/maximumCurvePoints`` (768 bytes, not room for 32
+    /// points on each of 8 channels), the calibration's own: the hot loop reads scalars in place.
+    @usableFromInline internal var curveRaw: InlineArray<64, Int64>
+    @usableFromInline internal var curveNewtons: InlineArray<64, Float>
     @usableFromInline internal let stamp: _TimestampDecoder
     @usableFromInline internal let hasPositions: Bool
     @usableFromInline internal var cellX = InlineArray<8, Float>(repeating: 0)
@@ -180,33 +182,24 @@ internal struct _PanelDecoder: Sendable {
         hasPositions = positions != nil
         let first = layout[calibration.count > 0 ? calibration.slot(0) : 0]
         decoders = InlineArray(repeating: _ChannelDecoder(format: first.format, offset: first.offset))
-        curveRaw = InlineArray(repeating: 0)
-        curveNewtons = InlineArray(repeating: 0)
+        // The calibration's pool as it is: each curve channel's points stay where it put them.
+        curveRaw = calibration._raw
+        curveNewtons = calibration._newtons
         for i in 0..<calibration.count {
             let channel = layout[calibration.slot(i)]
             decoders[i] = _ChannelDecoder(format: channel.format, offset: channel.offset)
-            _setCalibration(i, calibration)
+            let first = Int32(calibration._curveFirst[i])
+            if first < 0 {
+                decoders[i].setLine(zero: calibration._zero[i], scale: calibration._scale[i])
+            } else {
+                decoders[i].curveFirst = first
+                decoders[i].curveLast = first &+ Int32(calibration._curveCount[i]) &- 1
+            }
         }
         if let positions {
             for i in 0..<positions.count {
                 cellX[i] = positions[i].x
                 cellY[i] = positions[i].y
-            }
-        }
-    }
-
-    /// Unpacks channel `i`'s calibration in place (no curve copied to the stack).
-    private mutating func _setCalibration(_ i: Int, _ calibration: PanelCalibration) {
-        switch calibration._channels[i] {
-        case .linear(let zero, let scale):
-            decoders[i].setLine(zero: zero, scale: scale)
-        case .curve(let curve):
-            let first = i &* ForceCurve.maximumPoints
-            decoders[i].curveFirst = Int32(first)
-            decoders[i].curveLast = Int32(first &+ curve.count &- 1)
-            for k in 0..<curve.count {
-                curveRaw[first &+ k] = curve._raw[k]
-                curveNewtons[first &+ k] = curve._newtons[k]
             }
         }
     }
@@ -262,10 +255,7 @@ internal struct _PanelDecoder: Sendable {
         let ts = stamp.stamp(scan, sample: sample, periodNs: timing.periodNs)
         if stamp.present && sample > 0 {
             let gap = ts &- s.lastTimestamp
-            if gap > timing.gapNs {
-                c.timestampGaps &+= 1
-                c.droppedScans &+= (gap &+ timing.halfPeriodNs) / timing.periodNs &- 1
-            }
+            if gap > timing.gapNs { c._countGap(gap, periodNs: timing.periodNs, halfPeriodNs: timing.halfPeriodNs) }
         }
         s.lastTimestamp = ts
         r.timestamp = ts

@@ -29,6 +29,10 @@ struct KernelTests {
         for format in Self.formats {
             let decoder = _ChannelDecoder(format: format, offset: 3)
             #expect(decoder.low == format.minimumRaw && decoder.high == format.maximumRaw)
+            // A timestamp channel in the same format (its scan is placed so that it sits where the word is).
+            let stampLayout = try! ScanLayout([(index: 0, format: try! ChannelFormat(parsing: "le:u8/8>>0".utf8)),
+                                               (index: 1, format: format)])
+            let stamp = _TimestampDecoder(layout: stampLayout, slot: 1)
             var bytes = [UInt8](repeating: 0, count: 16)
             for round in 0..<300 {
                 for k in 0..<bytes.count { bytes[k] = UInt8(truncatingIfNeeded: rng.next()) }
@@ -40,11 +44,60 @@ struct KernelTests {
                     let expected = format.decode(raw.baseAddress! + 3)
                     let got = decoder.raw(raw.baseAddress!)
                     #expect(got == expected, "\(format.text): \(got) != \(expected)")
+                    let stamped = stamp.stamp(raw.baseAddress! + 3 - stamp.offset, sample: 5, periodNs: 1)
+                    #expect(stamped == expected, "timestamp \(format.text): \(stamped) != \(expected)")
                 }
                 checked += 1
             }
         }
         #expect(checked > 10_000)
+    }
+
+    /// A curve of `n` points rising from raw `start` (strictly increasing raw, monotone newtons).
+    static func curve(_ n: Int, start: Int64) throws -> ChannelCalibration {
+        var points: [(raw: Int64, newtons: Float)] = []
+        for k in 0..<n {
+            let raw: Int64 = start + Int64(k) * 97 + Int64(k * k)
+            let newtons: Float = Float(k) * 0.25 + Float(k % 3) * 0.01
+            points.append((raw: raw, newtons: newtons))
+        }
+        return .curve(try ForceCurve(points))
+    }
+
+    @Test("Curves share the decoder's one pool: every channel gives its own curve's newtons")
+    func pooledCurves() throws {
+        let format = try ChannelFormat(parsing: "le:s32/32>>0".utf8)
+        let layout = try ScanLayout((0..<4).map { (index: $0, format: format) })
+        let channels: [(slot: Int, calibration: ChannelCalibration)] = [
+            (slot: 0, calibration: try Self.curve(20, start: -500)),
+            (slot: 1, calibration: .linear(zeroRaw: 12, newtonsPerCount: 0.001)),
+            (slot: 2, calibration: try Self.curve(32, start: 1000)),
+            (slot: 3, calibration: try Self.curve(12, start: 7)),
+        ]
+        let calibration = try PanelCalibration(channels, layout: layout)
+        let pipeline = ForcePipeline(layout: layout, calibration: calibration,
+                                     parameters: try ClassifierParameters(ClassifierSettings(sensitivity: .medium), sampleRateHz: 500),
+                                     timestampSlot: nil)
+        var decode = pipeline._decode
+        var rng = SplitMix(seed: 5)
+        for _ in 0..<2_000 {
+            let raw = Int64(truncatingIfNeeded: rng.next() % 6_000) - 1_000
+            for i in 0..<channels.count {
+                #expect(decode.newtons(i, raw) == channels[i].calibration.newtons(forRaw: raw), "channel \(i), raw \(raw)")
+            }
+        }
+    }
+
+    @Test("A panel whose curves together pass the pool's points is refused, naming the total")
+    func curvePointBudget() throws {
+        let format = try ChannelFormat(parsing: "le:s32/32>>0".utf8)
+        let layout = try ScanLayout((0..<3).map { (index: $0, format: format) })
+        let two = try PanelCalibration((0..<2).map { (slot: $0, calibration: try Self.curve(32, start: 0)) }, layout: layout)
+        #expect(two.count == 2)
+        #expect(throws: CalibrationError.tooManyCurvePoints(32 + 32 + 2)) {
+            try PanelCalibration([(slot: 0, calibration: try Self.curve(32, start: 0)), (slot: 1, calibration: try Self.curve(32, start: 0)),
+                                  (slot: 2, calibration: try Self.curve(2, start: 0))], layout: layout)
+        }
     }
 
     @Test("The common formats get a direct load")

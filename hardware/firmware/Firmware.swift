@@ -16,10 +16,13 @@ func boardEvent(_ kind: UInt8, _ sample: Int64, _ newtons: Float, _ x: Float, _ 
 @main
 struct Firmware {
     static func main() {
-        // The pipeline is one value of several KB: built once, then run in
-        // place (inout), never copied.
-        guard var pipeline = configure() else { return }
-        run(&pipeline)
+        // The pipeline is one value of a few KB: built once, straight into
+        // this frame's one slot (the optional configure returns), then run
+        // in place through inout, never copied (`guard var` unwrapping it
+        // into a second variable was a second copy in this frame).
+        var pipeline = configure()
+        guard pipeline != nil else { return }
+        run(&pipeline!)
     }
 
     /// A four-cell plate of 24-bit converters at 500 scans/s, medium sensitivity.
