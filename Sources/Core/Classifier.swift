@@ -91,8 +91,9 @@ public struct Classifier: Sendable {
     /// Scans in a row the reading has stayed at its crest (within a hundredth
     /// of the peek level) during that wait: three (four readings) mean pinned to a rail or a stop.
     @usableFromInline internal var _flatRun: Int32 = 0
-    /// Idle scans since the last press (counted per block), and blocks in a
-    /// row whose mean lay below the baseline by more than the touch band.
+    /// Idle scans in a row up to the last scan (timed per scan; the baseline
+    /// learns only from readings `settleScans` into such a run), and scans of
+    /// blocks in a row whose mean lay below the baseline by more than the touch band.
     @usableFromInline internal var _quietScans: Int32 = Classifier.countCeiling
     @usableFromInline internal var _lowScans: Int32 = 0
     @usableFromInline internal var _peekCrossing = _Crossing()
@@ -203,7 +204,17 @@ public struct Classifier: Sendable {
         if _parameters.baselineEnabled {
             // _blockFill < blockScans always: stored without a bounds check.
             let at = Int(truncatingIfNeeded: _blockFill) &* MemoryLayout<Float>.stride
-            let idle: Float = pressedBefore || _state != .idle || _suspended ? 0 : 1
+            // Only a settled reading tells the unloaded panel: one taken after
+            // `settleScans` idle scans in a row (this one included), timed per
+            // scan, so the valleys between the taps of a burst never count
+            // while a quiet stretch counts from its settle time on, at any
+            // rate (in whole blocks, 1.6 s at 10 scans/s, a thermal ramp
+            // outran the baseline).
+            // (A press that began at this scan has cleared the marks of the
+            // readings leading into it: `_dropApproach`, called at the peek.)
+            let busy = pressedBefore || _state != .idle || _suspended
+            _quietScans = busy ? 0 : _min(_quietScans &+ 1, Classifier.countCeiling)
+            let idle: Float = _quietScans >= _parameters.settleScans && !busy ? 1 : 0
             withUnsafeMutableBytes(of: &_block) { $0.storeBytes(of: filtered, toByteOffset: at, as: Float.self) }
             withUnsafeMutableBytes(of: &_blockIdle) { $0.storeBytes(of: idle, toByteOffset: at, as: Float.self) }
             _blockFill &+= 1
@@ -218,6 +229,18 @@ public struct Classifier: Sendable {
         #if DEBUG
         _checkInvariants()
         #endif
+    }
+
+    /// Clears the settled marks of the current block's last `settleScans`
+    /// readings (those leading into a press that has just begun).
+    @inlinable
+    internal mutating func _dropApproach() {
+        var k = _max(0, _blockFill &- _parameters.settleScans)
+        while k < _blockFill {
+            let at = Int(truncatingIfNeeded: k) &* MemoryLayout<Float>.stride
+            withUnsafeMutableBytes(of: &_blockIdle) { $0.storeBytes(of: Float(0), toByteOffset: at, as: Float.self) }
+            k &+= 1
+        }
     }
 
     /// Advances the latency crossings and the debounce runs over `scans`
@@ -280,6 +303,10 @@ public struct Classifier: Sendable {
             guard _pressLock == 0 && _peekRun >= _parameters.pressScans
                     && sample &- _undershootSample > _parameters.vibrationHoldoffScans else { return }
             _emit(.peek, crossing: _peekCrossing, force: y, sample: sample, timestampNs: timestampNs, into: &events)
+            // The readings just before a press were its approach (a finger's
+            // rise starts below the touch and peek levels): those of the settle
+            // time before it, within this block, no longer count as settled.
+            _dropApproach()
             _state = .peeking
             _peekSample = sample
             _holdDone = false
@@ -334,13 +361,10 @@ public struct Classifier: Sendable {
     @inlinable
     internal mutating func _trackBaseline(block v: SIMD16<Float>, idle: SIMD16<Float>) {
         // Readings taken during a press would drag the baseline up: only the
-        // idle ones (weight 1, the others 0) count, and a block with fewer
-        // than four is skipped.
+        // settled idle ones (weight 1, the others 0; see `step`) count, and a
+        // block with fewer than four is skipped.
         let count = _sum16(idle)
         let n = Int32(Classifier.blockScans)
-        // Quiet for long enough: the valleys between the taps of a burst are
-        // not an unloaded panel. Counted per block, so both paths agree.
-        _quietScans = count == Float(n) && !_suspended ? _min(_quietScans &+ n, Classifier.countCeiling) : 0
         guard count >= Classifier.minimumIdleScans && !_suspended else {
             // After a press, smoothing starts afresh from the first idle block.
             _seeded = false
@@ -356,7 +380,8 @@ public struct Classifier: Sendable {
         let residual = v - (mean + trend * ramp)
         let spread = _sum16(SIMD16<Float>._abs(residual)) * Classifier.inverseBlockScans
         // Freshly seeded (start, or the first idle block after a press): the
-        // rise rate is not known yet, so the baseline may fall but not rise.
+        // rise rate is not known yet, so the baseline may fall, and rise only
+        // within the panel's noise (below the touch level).
         let fresh = !_seeded
         if fresh {
             _seeded = true
@@ -388,14 +413,14 @@ public struct Classifier: Sendable {
         if _warmup > 0 {
             _warmup &-= n
             if Float._abs(d) < _parameters.touchBand { _baseline += _parameters.blockFall * d }
-        } else if _quietScans < _parameters.settleScans {
-            // Not idle for long enough yet: learn nothing.
         } else if d < -_parameters.touchBand && _lowScans < _parameters.undershootScans {
             // An undershoot so far: keep the zero.
         } else if d < 0 {
             _baseline += _parameters.blockFall * d
-        } else if !fresh && (d < touch || (d < _parameters.touchBand && _slope < _parameters.driftPerScan)) {
-            // Quiet, or rising no faster than drift does: follow it slowly.
+        } else if d < touch || (!fresh && d < _parameters.touchBand && _slope < _parameters.driftPerScan) {
+            // Quiet (within the panel's noise of the zero: no touch, whatever
+            // its rate, so also in the first block after a press), or rising
+            // no faster than drift does (which needs the rate): follow it slowly.
             _baseline += _parameters.blockRise * d
         }
     }
@@ -521,7 +546,22 @@ public struct Classifier: Sendable {
         if _restSample == lastSample { _restForce = _lastForce }
         _advance(crossing: (abovePeek, abovePop, belowRelease), runs: (abovePeek, abovePop, belowRelease),
                  scans: n, sample: firstSample, timestampNs: firstTimestampNs)
-        _trackBaseline(block: filtered, idle: SIMD16<Float>(repeating: _state == .idle ? 1 : 0))
+        // Settled readings as `step` marks them: idle, scan k (0-based) the
+        // (run + k + 1)-th idle scan in a row, counting from `settleScans`.
+        // Commonly all or none, a partly settled block only after a press.
+        var settled = SIMD16<Float>(repeating: 0)
+        if _state == .idle {
+            if _quietScans &+ 1 >= _parameters.settleScans {
+                settled = SIMD16<Float>(repeating: 1)
+            } else {
+                let first = Float(_parameters.settleScans &- _quietScans &- 1) - 7.5  // on the ramp's scale
+                settled.replace(with: 1, where: Classifier.blockRamp .>= first)
+            }
+            _quietScans = _min(_quietScans &+ n, Classifier.countCeiling)
+        } else {
+            _quietScans = 0
+        }
+        _trackBaseline(block: filtered, idle: settled)
         _fastBlocks &+= 1
         #if DEBUG
         _checkInvariants()
