@@ -91,8 +91,9 @@ public struct Classifier: Sendable {
     /// Scans in a row the reading has stayed at its crest (within a hundredth
     /// of the peek level) during that wait: three (four readings) mean pinned to a rail or a stop.
     @usableFromInline internal var _flatRun: Int32 = 0
-    /// Idle scans in a row up to the last scan (timed per scan; the baseline
-    /// learns only from readings `settleScans` into such a run), and scans of
+    /// Idle scans in a row up to the end of the last full block (timed per
+    /// scan; the baseline learns only from readings `settleScans` into such a
+    /// run, see `_settledBits`), and scans of
     /// blocks in a row whose mean lay below the baseline by more than the touch band.
     @usableFromInline internal var _quietScans: Int32 = Classifier.countCeiling
     @usableFromInline internal var _lowScans: Int32 = 0
@@ -104,9 +105,11 @@ public struct Classifier: Sendable {
     /// tracker runs once per full block, on the block's mean and spread.
     @usableFromInline internal var _block = InlineArray<16, Float>(repeating: 0)
     @usableFromInline internal var _blockFill: Int32 = 0
-    /// Per scan of the current block, 1 where no press (or fault) was in
-    /// progress: only those readings tell the unloaded panel.
-    @usableFromInline internal var _blockIdle = InlineArray<16, Float>(repeating: 0)
+    /// Bit k set where scan k of the current block was busy (a press or a
+    /// fault in progress), and where a peek was emitted at it: which readings
+    /// tell the unloaded panel is decided from them once per block.
+    @usableFromInline internal var _blockBusy: UInt32 = 0
+    @usableFromInline internal var _blockPeeks: UInt32 = 0
     /// Blocks taken whole by the fast path (for the benchmark's report).
     public var fastBlocks: Int64 { _fastBlocks }
     @usableFromInline internal var _fastBlocks: Int64 = 0
@@ -204,26 +207,22 @@ public struct Classifier: Sendable {
         if _parameters.baselineEnabled {
             // _blockFill < blockScans always: stored without a bounds check.
             let at = Int(truncatingIfNeeded: _blockFill) &* MemoryLayout<Float>.stride
-            // Only a settled reading tells the unloaded panel: one taken after
-            // `settleScans` idle scans in a row (this one included), timed per
-            // scan, so the valleys between the taps of a burst never count
-            // while a quiet stretch counts from its settle time on, at any
-            // rate (in whole blocks, 1.6 s at 10 scans/s, a thermal ramp
-            // outran the baseline).
-            // (A press that began at this scan has cleared the marks of the
-            // readings leading into it: `_dropApproach`, called at the peek.)
-            let busy = pressedBefore || _state != .idle || _suspended
-            _quietScans = busy ? 0 : _min(_quietScans &+ 1, Classifier.countCeiling)
-            let idle: Float = _quietScans >= _parameters.settleScans && !busy ? 1 : 0
+            // Per scan only whether a press (or fault) was in progress: the
+            // quiet scan pays a test. Which readings are settled is decided
+            // once per block (`_settledBits`).
+            if pressedBefore || _state != .idle || _suspended {
+                _blockBusy |= 1 &<< UInt32(truncatingIfNeeded: _blockFill)
+            }
             withUnsafeMutableBytes(of: &_block) { $0.storeBytes(of: filtered, toByteOffset: at, as: Float.self) }
-            withUnsafeMutableBytes(of: &_blockIdle) { $0.storeBytes(of: idle, toByteOffset: at, as: Float.self) }
             _blockFill &+= 1
             if _blockFill == Int32(Classifier.blockScans) {
                 _blockFill = 0
-                // Scalars are stored one by one (no vector insert per scan), loaded as vectors once.
+                // Scalars are stored one by one (no vector insert per scan), loaded as a vector once.
                 let values = withUnsafeBytes(of: _block) { $0.loadUnaligned(as: SIMD16<Float>.self) }
-                let idle = withUnsafeBytes(of: _blockIdle) { $0.loadUnaligned(as: SIMD16<Float>.self) }
-                _trackBaseline(block: values, idle: idle)
+                let settled = _settledBits(busy: _blockBusy, peeks: _blockPeeks)
+                _blockBusy = 0
+                _blockPeeks = 0
+                _trackBaseline(block: values, settled: settled)
             }
         }
         #if DEBUG
@@ -231,16 +230,65 @@ public struct Classifier: Sendable {
         #endif
     }
 
-    /// Clears the settled marks of the current block's last `settleScans`
-    /// readings (those leading into a press that has just begun).
-    @inlinable
-    internal mutating func _dropApproach() {
-        var k = _max(0, _blockFill &- _parameters.settleScans)
-        while k < _blockFill {
-            let at = Int(truncatingIfNeeded: k) &* MemoryLayout<Float>.stride
-            withUnsafeMutableBytes(of: &_blockIdle) { $0.storeBytes(of: Float(0), toByteOffset: at, as: Float.self) }
-            k &+= 1
+    /// The readings of a block that tell the unloaded panel (bit k: scan k),
+    /// from its busy scans and peeks: a reading is settled once the panel has
+    /// been idle `settleScans` scans in a row up to it (this one included; the
+    /// run carried across blocks in `_quietScans`), so the valleys between the
+    /// taps of a burst never count while a quiet stretch counts from its
+    /// settle time on, at any rate (in whole blocks, 1.6 s at 10 scans/s, a
+    /// thermal ramp outran the baseline). The `settleScans` readings before a
+    /// peek in the block do not count either: they were its approach (a
+    /// finger's rise starts below the touch and peek levels).
+    /// Both paths call this once per block; the common blocks (quiet and
+    /// settled, or busy throughout) take the first two returns.
+    @inlinable @inline(__always)
+    internal mutating func _settledBits(busy: UInt32, peeks: UInt32) -> UInt32 {
+        if busy == 0 && _quietScans >= _parameters.settleScans &- 1 {
+            // The first reading is the settleScans-th idle one in a row or later; no busy scan, so no peek.
+            _quietScans = _min(_quietScans &+ Int32(Classifier.blockScans), Classifier.countCeiling)
+            return Classifier.blockBits
         }
+        if busy == Classifier.blockBits {
+            _quietScans = 0
+            return 0
+        }
+        return _settledBitsPartly(busy: busy, peeks: peeks)
+    }
+
+    /// `_settledBits` for a block partly busy, or idle but not settled from its
+    /// first reading: the rule in bit operations, no loop over the scans.
+    @usableFromInline @inline(never)
+    internal mutating func _settledBitsPartly(busy: UInt32, peeks: UInt32) -> UInt32 {
+        let s = _parameters.settleScans
+        let widest = Int32(Classifier.blockScans) &- 1
+        // Before the first busy scan the carried run goes on: scan k is its
+        // (run + k + 1)-th idle scan, settled from k = settleScans - run - 1 on.
+        let lead = _min(_max(s &- 1 &- _quietScans, 0), Int32(Classifier.blockScans))
+        var unsettled: UInt32 = (1 &<< UInt32(truncatingIfNeeded: lead)) &- 1
+        // A busy scan, and the settleScans - 1 after it (too few idle since).
+        unsettled |= Classifier._smear(busy, by: _min(_max(s &- 1, 0), widest), upward: true)
+        // A peek's approach: the settleScans scans before it.
+        if s > 0 { unsettled |= Classifier._smear(peeks &>> 1, by: _min(s &- 1, widest), upward: false) }
+        // The run at the block's end: the idle scans after its last busy one.
+        _quietScans = busy == 0
+            ? _min(_quietScans &+ Int32(Classifier.blockScans), Classifier.countCeiling)
+            : Int32(truncatingIfNeeded: (busy &<< 16).leadingZeroBitCount)
+        return Classifier.blockBits & ~unsettled
+    }
+
+    /// `bits` ORed with itself shifted by 1...`lanes` (0...15) towards the
+    /// later scans (`upward`) or the earlier ones, within a block.
+    @inlinable
+    internal static func _smear(_ bits: UInt32, by lanes: Int32, upward: Bool) -> UInt32 {
+        // r holds the shifts 0..<span; doubling the span takes at most four steps.
+        var r = bits
+        var span: Int32 = 1
+        while span <= lanes {
+            let step = UInt32(truncatingIfNeeded: _min(span, lanes &+ 1 &- span))
+            r |= upward ? r &<< step : r &>> step
+            span &+= Int32(truncatingIfNeeded: step)
+        }
+        return r & Classifier.blockBits
     }
 
     /// Advances the latency crossings and the debounce runs over `scans`
@@ -303,10 +351,9 @@ public struct Classifier: Sendable {
             guard _pressLock == 0 && _peekRun >= _parameters.pressScans
                     && sample &- _undershootSample > _parameters.vibrationHoldoffScans else { return }
             _emit(.peek, crossing: _peekCrossing, force: y, sample: sample, timestampNs: timestampNs, into: &events)
-            // The readings just before a press were its approach (a finger's
-            // rise starts below the touch and peek levels): those of the settle
-            // time before it, within this block, no longer count as settled.
-            _dropApproach()
+            // The readings of the settle time before it, within this block,
+            // were its approach: not settled (see `_settledBits`).
+            _blockPeeks |= 1 &<< UInt32(truncatingIfNeeded: _blockFill)
             _state = .peeking
             _peekSample = sample
             _holdDone = false
@@ -359,18 +406,25 @@ public struct Classifier: Sendable {
     /// never while pressed or touched. Both the per-scan path and the fast
     /// path call this with the same block, so they track identically.
     @inlinable
-    internal mutating func _trackBaseline(block v: SIMD16<Float>, idle: SIMD16<Float>) {
+    internal mutating func _trackBaseline(block v: SIMD16<Float>, settled bits: UInt32) {
         // Readings taken during a press would drag the baseline up: only the
-        // settled idle ones (weight 1, the others 0; see `step`) count, and a
-        // block with fewer than four is skipped.
-        let count = _sum16(idle)
+        // settled ones (bit k set: see `_settledBits`; weight 1, the others 0)
+        // count, and a block with fewer than four is skipped.
+        let whole = bits == Classifier.blockBits
+        var idle = SIMD16<Float>(repeating: 1)
+        var count = Float(Classifier.blockScans)
+        if bits == 0 {
+            count = 0  // a busy block, or one not settled yet: common after a press, no lanes to count
+        } else if !whole {
+            idle = Classifier._lanes(bits)
+            count = _sum16(idle)
+        }
         let n = Int32(Classifier.blockScans)
         guard count >= Classifier.minimumIdleScans && !_suspended else {
             // After a press, smoothing starts afresh from the first idle block.
             _seeded = false
             return
         }
-        let whole = count == Float(n)
         let kept = whole ? v : v * idle
         let mean = _sum16(kept) / count
         // The noise: the mean absolute residual about the block's straight-line
@@ -546,22 +600,9 @@ public struct Classifier: Sendable {
         if _restSample == lastSample { _restForce = _lastForce }
         _advance(crossing: (abovePeek, abovePop, belowRelease), runs: (abovePeek, abovePop, belowRelease),
                  scans: n, sample: firstSample, timestampNs: firstTimestampNs)
-        // Settled readings as `step` marks them: idle, scan k (0-based) the
-        // (run + k + 1)-th idle scan in a row, counting from `settleScans`.
-        // Commonly all or none, a partly settled block only after a press.
-        var settled = SIMD16<Float>(repeating: 0)
-        if _state == .idle {
-            if _quietScans &+ 1 >= _parameters.settleScans {
-                settled = SIMD16<Float>(repeating: 1)
-            } else {
-                let first = Float(_parameters.settleScans &- _quietScans &- 1) - 7.5  // on the ramp's scale
-                settled.replace(with: 1, where: Classifier.blockRamp .>= first)
-            }
-            _quietScans = _min(_quietScans &+ n, Classifier.countCeiling)
-        } else {
-            _quietScans = 0
-        }
-        _trackBaseline(block: filtered, idle: settled)
+        // Settled readings as `step` finds them: the block is idle throughout or busy throughout.
+        let settled = _settledBits(busy: _state == .idle ? 0 : Classifier.blockBits, peeks: 0)
+        _trackBaseline(block: filtered, settled: settled)
         _fastBlocks &+= 1
         #if DEBUG
         _checkInvariants()
@@ -570,3 +611,17 @@ public struct Classifier: Sendable {
     }
 }
 
+extension Classifier {
+    /// A block's scans as bits, bit k for scan k.
+    @usableFromInline internal static let blockBits: UInt32 = 0xFFFF  // blockScans bits
+    /// 1 in the lanes whose bit is set in `bits`, 0 elsewhere.
+    @inlinable
+    internal static func _lanes(_ bits: UInt32) -> SIMD16<Float> {
+        // A loop over scalars with a constant bit per lane (once unrolled):
+        // LLVM makes it an and, a compare and a blend per four lanes, where
+        // the standard library's mask operations are scalar loops.
+        var lanes = SIMD16<Float>(repeating: 0)
+        for k in lanes.indices { lanes[k] = bits & (1 &<< UInt32(truncatingIfNeeded: k)) != 0 ? 1 : 0 }
+        return lanes
+    }
+}
