@@ -256,39 +256,26 @@ public struct Classifier: Sendable {
     }
 
     /// `_settledBits` for a block partly busy, or idle but not settled from its
-    /// first reading: the rule in bit operations, no loop over the scans.
+    /// first reading: the rule scan by scan, on bits (small on a microcontroller).
     @usableFromInline @inline(never)
     internal mutating func _settledBitsPartly(busy: UInt32, peeks: UInt32) -> UInt32 {
         let s = _parameters.settleScans
-        let widest = Int32(Classifier.blockScans) &- 1
-        // Before the first busy scan the carried run goes on: scan k is its
-        // (run + k + 1)-th idle scan, settled from k = settleScans - run - 1 on.
-        let lead = _min(_max(s &- 1 &- _quietScans, 0), Int32(Classifier.blockScans))
-        var unsettled: UInt32 = (1 &<< UInt32(truncatingIfNeeded: lead)) &- 1
-        // A busy scan, and the settleScans - 1 after it (too few idle since).
-        unsettled |= Classifier._smear(busy, by: _min(_max(s &- 1, 0), widest), upward: true)
-        // A peek's approach: the settleScans scans before it.
-        if s > 0 { unsettled |= Classifier._smear(peeks &>> 1, by: _min(s &- 1, widest), upward: false) }
-        // The run at the block's end: the idle scans after its last busy one.
-        _quietScans = busy == 0
-            ? _min(_quietScans &+ Int32(Classifier.blockScans), Classifier.countCeiling)
-            : Int32(truncatingIfNeeded: (busy &<< 16).leadingZeroBitCount)
-        return Classifier.blockBits & ~unsettled
-    }
-
-    /// `bits` ORed with itself shifted by 1...`lanes` (0...15) towards the
-    /// later scans (`upward`) or the earlier ones, within a block.
-    @inlinable
-    internal static func _smear(_ bits: UInt32, by lanes: Int32, upward: Bool) -> UInt32 {
-        // r holds the shifts 0..<span; doubling the span takes at most four steps.
-        var r = bits
-        var span: Int32 = 1
-        while span <= lanes {
-            let step = UInt32(truncatingIfNeeded: _min(span, lanes &+ 1 &- span))
-            r |= upward ? r &<< step : r &>> step
-            span &+= Int32(truncatingIfNeeded: step)
+        var run = _quietScans
+        var settled: UInt32 = 0
+        // A while loop: a range's iterator allocates in an unoptimised build.
+        var k: Int32 = 0
+        while k < Int32(Classifier.blockScans) {
+            let bit: UInt32 = 1 &<< UInt32(truncatingIfNeeded: k)
+            run = busy & bit != 0 ? 0 : _min(run &+ 1, Classifier.countCeiling)
+            if run >= s && busy & bit == 0 { settled |= bit }
+            // A peek here: the settleScans scans before it were its approach.
+            if peeks & bit != 0 {
+                settled &= ~(bit &- 1) | ((1 &<< UInt32(truncatingIfNeeded: _max(k &- s, 0))) &- 1)
+            }
+            k &+= 1
         }
-        return r & Classifier.blockBits
+        _quietScans = run
+        return settled
     }
 
     /// Advances the latency crossings and the debounce runs over `scans`
@@ -411,13 +398,24 @@ public struct Classifier: Sendable {
         // settled ones (bit k set: see `_settledBits`; weight 1, the others 0)
         // count, and a block with fewer than four is skipped.
         let whole = bits == Classifier.blockBits
-        var idle = SIMD16<Float>(repeating: 1)
+        var kept = v
         var count = Float(Classifier.blockScans)
         if bits == 0 {
-            count = 0  // a busy block, or one not settled yet: common after a press, no lanes to count
+            count = 0  // a busy block, or one not settled yet: common after a press
         } else if !whole {
-            idle = Classifier._lanes(bits)
-            count = _sum16(idle)
+            // A partly settled block (rare): the others' readings weigh 0.
+            count = 0
+            withUnsafeMutableBytes(of: &kept) { lanes in
+                var k = 0
+                while k < Classifier.blockScans {
+                    if bits & (1 &<< UInt32(truncatingIfNeeded: k)) != 0 {
+                        count += 1
+                    } else {
+                        lanes.storeBytes(of: 0, toByteOffset: k &* MemoryLayout<Float>.stride, as: Float.self)
+                    }
+                    k &+= 1
+                }
+            }
         }
         let n = Int32(Classifier.blockScans)
         guard count >= Classifier.minimumIdleScans && !_suspended else {
@@ -425,7 +423,6 @@ public struct Classifier: Sendable {
             _seeded = false
             return
         }
-        let kept = whole ? v : v * idle
         let mean = _sum16(kept) / count
         // The noise: the mean absolute residual about the block's straight-line
         // trend, which a slow ramp or drift inside the block does not inflate.
@@ -614,14 +611,4 @@ public struct Classifier: Sendable {
 extension Classifier {
     /// A block's scans as bits, bit k for scan k.
     @usableFromInline internal static let blockBits: UInt32 = 0xFFFF  // blockScans bits
-    /// 1 in the lanes whose bit is set in `bits`, 0 elsewhere.
-    @inlinable
-    internal static func _lanes(_ bits: UInt32) -> SIMD16<Float> {
-        // A loop over scalars with a constant bit per lane (once unrolled):
-        // LLVM makes it an and, a compare and a blend per four lanes, where
-        // the standard library's mask operations are scalar loops.
-        var lanes = SIMD16<Float>(repeating: 0)
-        for k in lanes.indices { lanes[k] = bits & (1 &<< UInt32(truncatingIfNeeded: k)) != 0 ? 1 : 0 }
-        return lanes
-    }
 }
