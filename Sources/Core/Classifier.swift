@@ -91,8 +91,10 @@ public struct Classifier: Sendable {
     /// Scans in a row the reading has stayed at its crest (within a hundredth
     /// of the peek level) during that wait: three (four readings) mean pinned to a rail or a stop.
     @usableFromInline internal var _flatRun: Int32 = 0
-    /// Idle scans since the last press (counted per block), and blocks in a
-    /// row whose mean lay below the baseline by more than the touch band.
+    /// Idle scans in a row up to the end of the last full block (timed per
+    /// scan; the baseline learns only from readings `settleScans` into such a
+    /// run, see `_settledBits`), and scans of
+    /// blocks in a row whose mean lay below the baseline by more than the touch band.
     @usableFromInline internal var _quietScans: Int32 = Classifier.countCeiling
     @usableFromInline internal var _lowScans: Int32 = 0
     @usableFromInline internal var _peekCrossing = _Crossing()
@@ -103,9 +105,11 @@ public struct Classifier: Sendable {
     /// tracker runs once per full block, on the block's mean and spread.
     @usableFromInline internal var _block = InlineArray<16, Float>(repeating: 0)
     @usableFromInline internal var _blockFill: Int32 = 0
-    /// Per scan of the current block, 1 where no press (or fault) was in
-    /// progress: only those readings tell the unloaded panel.
-    @usableFromInline internal var _blockIdle = InlineArray<16, Float>(repeating: 0)
+    /// Bit k set where scan k of the current block was busy (a press or a
+    /// fault in progress), and where a peek was emitted at it: which readings
+    /// tell the unloaded panel is decided from them once per block.
+    @usableFromInline internal var _blockBusy: UInt32 = 0
+    @usableFromInline internal var _blockPeeks: UInt32 = 0
     /// Blocks taken whole by the fast path (for the benchmark's report).
     public var fastBlocks: Int64 { _fastBlocks }
     @usableFromInline internal var _fastBlocks: Int64 = 0
@@ -203,9 +207,13 @@ public struct Classifier: Sendable {
         if _parameters.baselineEnabled {
             // _blockFill < blockScans always: stored without a bounds check.
             let at = Int(truncatingIfNeeded: _blockFill) &* MemoryLayout<Float>.stride
-            let idle: Float = pressedBefore || _state != .idle || _suspended ? 0 : 1
+            // Per scan only whether a press (or fault) was in progress: the
+            // quiet scan pays a test. Which readings are settled is decided
+            // once per block (`_settledBits`).
+            if pressedBefore || _state != .idle || _suspended {
+                _blockBusy |= 1 &<< UInt32(truncatingIfNeeded: _blockFill)
+            }
             withUnsafeMutableBytes(of: &_block) { $0.storeBytes(of: filtered, toByteOffset: at, as: Float.self) }
-            withUnsafeMutableBytes(of: &_blockIdle) { $0.storeBytes(of: idle, toByteOffset: at, as: Float.self) }
             _blockFill &+= 1
             if _blockFill == Int32(Classifier.blockScans) {
                 _blockFill = 0
@@ -217,16 +225,66 @@ public struct Classifier: Sendable {
         #endif
     }
 
-    /// Hands the block just filled to the baseline tracker. Out of line: its
-    /// two vectors go to `_trackBaseline` as arguments (on a 32-bit target,
-    /// over 100 bytes of stack), which would otherwise sit in every scan's
-    /// `step` frame for a call made once per block.
+    /// Hands the block just filled to the baseline tracker, with the readings
+    /// that tell the unloaded panel (``_settledBits``). Out of line: the block's
+    /// vector would otherwise sit in every scan's `step` frame (on a 32-bit
+    /// target, 64 bytes of stack) for a call made once per block.
     @usableFromInline @inline(never)
     internal mutating func _closeBlock() {
-        // Scalars are stored one by one (no vector insert per scan), loaded as vectors once.
+        // Scalars are stored one by one (no vector insert per scan), loaded as a vector once.
         let values = withUnsafeBytes(of: _block) { $0.loadUnaligned(as: SIMD16<Float>.self) }
-        let idle = withUnsafeBytes(of: _blockIdle) { $0.loadUnaligned(as: SIMD16<Float>.self) }
-        _trackBaseline(block: values, idle: idle)
+        let settled = _settledBits(busy: _blockBusy, peeks: _blockPeeks)
+        _blockBusy = 0
+        _blockPeeks = 0
+        _trackBaseline(block: values, settled: settled)
+    }
+
+    /// The readings of a block that tell the unloaded panel (bit k: scan k),
+    /// from its busy scans and peeks: a reading is settled once the panel has
+    /// been idle `settleScans` scans in a row up to it (this one included; the
+    /// run carried across blocks in `_quietScans`), so the valleys between the
+    /// taps of a burst never count while a quiet stretch counts from its
+    /// settle time on, at any rate (in whole blocks, 1.6 s at 10 scans/s, a
+    /// thermal ramp outran the baseline). The `settleScans` readings before a
+    /// peek in the block do not count either: they were its approach (a
+    /// finger's rise starts below the touch and peek levels).
+    /// Both paths call this once per block; the common blocks (quiet and
+    /// settled, or busy throughout) take the first two returns.
+    @inlinable @inline(__always)
+    internal mutating func _settledBits(busy: UInt32, peeks: UInt32) -> UInt32 {
+        if busy == 0 && _quietScans >= _parameters.settleScans &- 1 {
+            // The first reading is the settleScans-th idle one in a row or later; no busy scan, so no peek.
+            _quietScans = _min(_quietScans &+ Int32(Classifier.blockScans), Classifier.countCeiling)
+            return Classifier.blockBits
+        }
+        if busy == Classifier.blockBits {
+            _quietScans = 0
+            return 0
+        }
+        return _settledBitsPartly(busy: busy, peeks: peeks)
+    }
+
+    /// `_settledBits` for a block partly busy, or idle but not settled from its
+    /// first reading: the rule scan by scan, on bits (small on a microcontroller).
+    @usableFromInline @inline(never)
+    internal mutating func _settledBitsPartly(busy: UInt32, peeks: UInt32) -> UInt32 {
+        let s = _parameters.settleScans
+        var run = _quietScans
+        var settled: UInt32 = 0
+        // A while loop: a range's iterator allocates in an unoptimised build.
+        var k: Int32 = 0
+        while k < Int32(Classifier.blockScans) {
+            let bit: UInt32 = 1 &<< UInt32(truncatingIfNeeded: k)
+            run = busy & bit != 0 ? 0 : _min(run &+ 1, Classifier.countCeiling)
+            if run >= s && busy & bit == 0 { settled |= bit }
+            // A peek here: the settleScans scans before it were its approach.
+            if peeks & bit != 0 {
+                settled &= ~(bit &- 1) | ((1 &<< UInt32(truncatingIfNeeded: _max(k &- s, 0))) &- 1)
+            }
+            k &+= 1
+        }
+        _quietScans = run
+        return settled
     }
 
     /// Advances the latency crossings and the debounce runs over `scans`
@@ -289,6 +347,9 @@ public struct Classifier: Sendable {
             guard _pressLock == 0 && _peekRun >= _parameters.pressScans
                     && sample &- _undershootSample > _parameters.vibrationHoldoffScans else { return }
             _emit(.peek, crossing: _peekCrossing, force: y, sample: sample, timestampNs: timestampNs, into: &events)
+            // The readings of the settle time before it, within this block,
+            // were its approach: not settled (see `_settledBits`).
+            _blockPeeks |= 1 &<< UInt32(truncatingIfNeeded: _blockFill)
             _state = .peeking
             _peekSample = sample
             _holdDone = false
@@ -341,22 +402,36 @@ public struct Classifier: Sendable {
     /// never while pressed or touched. Both the per-scan path and the fast
     /// path call this with the same block, so they track identically.
     @inlinable
-    internal mutating func _trackBaseline(block v: SIMD16<Float>, idle: SIMD16<Float>) {
+    internal mutating func _trackBaseline(block v: SIMD16<Float>, settled bits: UInt32) {
         // Readings taken during a press would drag the baseline up: only the
-        // idle ones (weight 1, the others 0) count, and a block with fewer
-        // than four is skipped.
-        let count = _sum16(idle)
+        // settled ones (bit k set: see `_settledBits`; weight 1, the others 0)
+        // count, and a block with fewer than four is skipped.
+        let whole = bits == Classifier.blockBits
+        var kept = v
+        var count = Float(Classifier.blockScans)
+        if bits == 0 {
+            count = 0  // a busy block, or one not settled yet: common after a press
+        } else if !whole {
+            // A partly settled block (rare): the others' readings weigh 0.
+            count = 0
+            withUnsafeMutableBytes(of: &kept) { lanes in
+                var k = 0
+                while k < Classifier.blockScans {
+                    if bits & (1 &<< UInt32(truncatingIfNeeded: k)) != 0 {
+                        count += 1
+                    } else {
+                        lanes.storeBytes(of: 0, toByteOffset: k &* MemoryLayout<Float>.stride, as: Float.self)
+                    }
+                    k &+= 1
+                }
+            }
+        }
         let n = Int32(Classifier.blockScans)
-        // Quiet for long enough: the valleys between the taps of a burst are
-        // not an unloaded panel. Counted per block, so both paths agree.
-        _quietScans = count == Float(n) && !_suspended ? _min(_quietScans &+ n, Classifier.countCeiling) : 0
         guard count >= Classifier.minimumIdleScans && !_suspended else {
             // After a press, smoothing starts afresh from the first idle block.
             _seeded = false
             return
         }
-        let whole = count == Float(n)
-        let kept = whole ? v : v * idle
         let mean = _sum16(kept) / count
         // The noise: the mean absolute residual about the block's straight-line
         // trend, which a slow ramp or drift inside the block does not inflate.
@@ -365,7 +440,8 @@ public struct Classifier: Sendable {
         let residual = v - (mean + trend * ramp)
         let spread = _sum16(SIMD16<Float>._abs(residual)) * Classifier.inverseBlockScans
         // Freshly seeded (start, or the first idle block after a press): the
-        // rise rate is not known yet, so the baseline may fall but not rise.
+        // rise rate is not known yet, so the baseline may fall, and rise only
+        // within the panel's noise (below the touch level).
         let fresh = !_seeded
         if fresh {
             _seeded = true
@@ -397,14 +473,14 @@ public struct Classifier: Sendable {
         if _warmup > 0 {
             _warmup &-= n
             if Float._abs(d) < _parameters.touchBand { _baseline += _parameters.blockFall * d }
-        } else if _quietScans < _parameters.settleScans {
-            // Not idle for long enough yet: learn nothing.
         } else if d < -_parameters.touchBand && _lowScans < _parameters.undershootScans {
             // An undershoot so far: keep the zero.
         } else if d < 0 {
             _baseline += _parameters.blockFall * d
-        } else if !fresh && (d < touch || (d < _parameters.touchBand && _slope < _parameters.driftPerScan)) {
-            // Quiet, or rising no faster than drift does: follow it slowly.
+        } else if d < touch || (!fresh && d < _parameters.touchBand && _slope < _parameters.driftPerScan) {
+            // Quiet (within the panel's noise of the zero: no touch, whatever
+            // its rate, so also in the first block after a press), or rising
+            // no faster than drift does (which needs the rate): follow it slowly.
             _baseline += _parameters.blockRise * d
         }
     }
@@ -530,7 +606,9 @@ public struct Classifier: Sendable {
         if _restSample == lastSample { _restForce = _lastForce }
         _advance(crossing: (abovePeek, abovePop, belowRelease), runs: (abovePeek, abovePop, belowRelease),
                  scans: n, sample: firstSample, timestampNs: firstTimestampNs)
-        _trackBaseline(block: filtered, idle: SIMD16<Float>(repeating: _state == .idle ? 1 : 0))
+        // Settled readings as `step` finds them: the block is idle throughout or busy throughout.
+        let settled = _settledBits(busy: _state == .idle ? 0 : Classifier.blockBits, peeks: 0)
+        _trackBaseline(block: filtered, settled: settled)
         _fastBlocks &+= 1
         #if DEBUG
         _checkInvariants()
@@ -539,3 +617,7 @@ public struct Classifier: Sendable {
     }
 }
 
+extension Classifier {
+    /// A block's scans as bits, bit k for scan k.
+    @usableFromInline internal static let blockBits: UInt32 = 0xFFFF  // blockScans bits
+}

@@ -40,7 +40,9 @@ public struct BaselineSettings: Equatable, BitwiseCopyable, Sendable {
     public var warmupMilliseconds: Float = 250
     /// The fastest rise, in newtons per second, still taken for drift rather than a press.
     public var maximumDriftNewtonsPerSecond: Float = 0.05
-    /// The baseline learns only after the panel has been idle this long, ms.
+    /// The baseline learns only from readings taken this long into an idle
+    /// stretch, ms, timed per scan (not in whole tracking blocks), and not
+    /// from the readings this long before a press.
     /// The valleys between the taps of a burst are not an unloaded panel: a
     /// baseline that learned from them would rise and swallow the later taps.
     public var settleMilliseconds: Float = 250
