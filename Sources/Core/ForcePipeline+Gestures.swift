@@ -107,18 +107,24 @@ internal struct _GestureBlock {
     @usableFromInline var older: SIMD16<Float>
     @usableFromInline var previous: SIMD16<Float>
     @usableFromInline var forces: SIMD16<Float>
-    @usableFromInline var firstStampNs: Int64
+    /// Every scan's timestamp, and bit k: scan k differs from the one before
+    /// (what a replay of the block's scans steps with).
+    @usableFromInline var stamps: InlineArray<16, Int64>
+    @usableFromInline var changed: UInt32
     /// The baseline the block was read against (it moves only after the block).
     @usableFromInline var baseline: Float
 
     @inlinable
+    var firstStampNs: Int64 { stamps[0] }
+
+    @inlinable
     init(last: _LastScan, state: _ScanState, counters: PipelineCounters, zeroSums: InlineArray<8, Float>,
          held: _BlockPositions, momentsX: SIMD16<Float>, momentsY: SIMD16<Float>, older: SIMD16<Float>,
-         previous: SIMD16<Float>, forces: SIMD16<Float>, firstStampNs: Int64, baseline: Float) {
+         previous: SIMD16<Float>, forces: SIMD16<Float>, stamps: InlineArray<16, Int64>, changed: UInt32, baseline: Float) {
         self.last = last; self.state = state; self.counters = counters; self.zeroSums = zeroSums; self.held = held
         self.momentsX = momentsX; self.momentsY = momentsY
         self.older = older; self.previous = previous; self.forces = forces
-        self.firstStampNs = firstStampNs; self.baseline = baseline
+        self.stamps = stamps; self.changed = changed; self.baseline = baseline
     }
 }
 
@@ -162,7 +168,8 @@ extension ForcePipeline {
              raw.loadUnaligned(fromByteOffset: 8, as: SIMD16<Float>.self))
         }
         return _GestureBlock(last: last, state: state, counters: counters, zeroSums: zeroSums, held: held,
-                             momentsX: momentsX, momentsY: momentsY, older: a, previous: b, forces: c, firstStampNs: stamps[0], baseline: baseline)
+                             momentsX: momentsX, momentsY: momentsY, older: a, previous: b, forces: c, stamps: stamps,
+                             changed: changed, baseline: baseline)
     }
 
     /// After the classifier took `block` whole: commits what the per-scan
@@ -289,14 +296,19 @@ extension ForcePipeline {
     /// press force and centre of pressure, exactly as reading ``pressForce``
     /// and ``centreOfPressure`` after each scan's ``process(scan:into:)``
     /// gives them, and leaves the state that those steps leave. Otherwise
-    /// returns false, having changed nothing: the caller steps the scans one at a time.
+    /// returns false: where the block was read but the classifier decides
+    /// something in it, the read is committed and kept in `replay` (then
+    /// ``GestureReplay/isPending``), whose scans the caller takes one at a
+    /// time through ``replayScan(_:into:)``; else, having changed nothing,
+    /// and the caller steps the scans one at a time.
     ///
     /// What the gesture layer follows a press with: every scan's moments come
     /// from the block read (summed as the scan step sums them), and the
     /// positions of the block's scans are computed lane by lane.
     /// - Complexity: O(blockScans × force channels); no allocation.
     @inlinable
-    public mutating func processPressedBlock(_ scans: UnsafeRawPointer, into out: inout PressedBlockScans) -> Bool {
+    public mutating func processPressedBlock(_ scans: UnsafeRawPointer, into out: inout PressedBlockScans,
+                                             replay: inout GestureReplay) -> Bool {
         #if hasFeature(Embedded) && (arch(arm) || arch(riscv32))
         // The block path is off here (Classifier.blockPathEnabled): none of it is built.
         return false
@@ -324,6 +336,8 @@ extension ForcePipeline {
         let zerosBefore = _cellZeros
         // Changes nothing when it refuses the block.
         guard _classifier.stepBlock(older: a, previous: b, forces: c, firstSample: first, firstTimestampNs: block.firstStampNs) else {
+            // The classifier decides something in it: the read is kept for a replay, not done twice.
+            _beginReplay(block, first: first, positions: positions, into: &replay)
             return false
         }
         _commitGestureBlock(block, first: first, positions: positions)
@@ -360,6 +374,124 @@ extension ForcePipeline {
         #endif
         return true
         #endif
+    }
+}
+
+/// A 16-scan block the pipeline has read (decoded, health judged: nothing in
+/// it can raise a health event) but whose classification needs per-scan
+/// steps: the scans' forces, moments and timestamps as the read gave them,
+/// for ``ForcePipeline/replayScan(_:into:)`` to step one at a time without
+/// decoding them again. Fixed size, no allocation.
+public struct GestureReplay: BitwiseCopyable, Sendable {
+    @usableFromInline internal var _first: Int64 = 0
+    /// The next scan to replay (``Classifier/blockScans``: none pending).
+    @usableFromInline internal var _next = Classifier.blockScans
+    @usableFromInline internal var _forces = SIMD16<Float>()
+    @usableFromInline internal var _x = SIMD16<Float>()
+    @usableFromInline internal var _y = SIMD16<Float>()
+    @usableFromInline internal var _stamps = InlineArray<16, Int64>(repeating: 0)
+    /// Bit k: scan k differs from the one before.
+    @usableFromInline internal var _changed: UInt32 = 0
+    /// The scan whose step closes a zero block (-1: none), and the cells' sums it closes with.
+    @usableFromInline internal var _closedAt = -1
+    @usableFromInline internal var _closedSums = InlineArray<8, Float>(repeating: 0)
+    @usableFromInline internal var _positions = false
+
+    @inlinable
+    public init() {}
+
+    /// The sample number of the block's first scan.
+    @inlinable
+    public var first: Int64 { _first }
+
+    /// Whether scans of the block are still to be replayed.
+    @inlinable
+    public var isPending: Bool { _next < Classifier.blockScans }
+
+    /// The scans still to be replayed.
+    @inlinable
+    public var remaining: Int { Classifier.blockScans &- _next }
+}
+
+extension ForcePipeline {
+    /// Reads one block of ``Classifier/blockScans`` scans at `scans` for a
+    /// replay: where no scan of it could raise a health event (as the block
+    /// path asks), commits the read (the decode state, the counters, the
+    /// sample numbers) and keeps the scans' forces, moments and timestamps
+    /// in `replay`; the caller then takes every scan through
+    /// ``replayScan(_:into:)`` before anything else touches the pipeline.
+    /// Otherwise returns false, having changed nothing.
+    /// - Complexity: O(blockScans × force channels); no allocation.
+    @inlinable
+    public mutating func readReplayBlock(_ scans: UnsafeRawPointer, into replay: inout GestureReplay) -> Bool {
+        #if hasFeature(Embedded) && (arch(arm) || arch(riscv32))
+        return false
+        #else
+        // Only a block the classifier's own blocks start with: after its 16 steps the next block may be taken whole.
+        guard _classifier._blockFill == 0 else { return false }
+        guard !_stuck && !_saturated && !_clipped && !_lost && !_classifier._suspended else { return false }
+        let first = _nextSample
+        // The per-scan path judges the first scan's `same` and gap without a scan before it.
+        guard first > 0 else { return false }
+        let positions = _decode.hasPositions
+        guard let block = _readGestureBlock(scans, first: first, positions: positions, allMoments: true) else { return false }
+        _beginReplay(block, first: first, positions: positions, into: &replay)
+        return true
+        #endif
+    }
+
+    /// Commits what a block read leaves that no classifier step reads (as
+    /// ``_processBlock`` does before it replays a block) and keeps the rest for the replay.
+    @inlinable @inline(__always)
+    internal mutating func _beginReplay(_ block: _GestureBlock, first: Int64, positions: Bool, into replay: inout GestureReplay) {
+        _last = block.last
+        _counters = block.counters
+        _nextSample &+= Int64(Classifier.blockScans)
+        _saturatedRun = 0
+        if positions { _zeroSums = block.zeroSums }
+        replay._first = first
+        replay._next = 0
+        replay._forces = block.forces
+        replay._x = block.momentsX
+        replay._y = block.momentsY
+        replay._stamps = block.stamps
+        replay._changed = block.changed
+        replay._closedAt = block.held.closedAt
+        replay._closedSums = block.held.closedSums
+        replay._positions = positions
+    }
+
+    /// Steps the next scan of `replay` exactly as ``process(scan:into:)``
+    /// steps it, from the values the block read kept: the position window,
+    /// the zero block it may close, the health scores (with the classifier's
+    /// parameters of now: the gesture layer may change its levels between
+    /// two scans), the classifier's step and the events' positions.
+    /// - Returns: the scan's sample number.
+    /// - Precondition: ``GestureReplay/isPending``.
+    /// - Complexity: O(1) (O(force channels) where it closes a zero block); no allocation.
+    @inlinable
+    @discardableResult
+    public mutating func replayScan(_ replay: inout GestureReplay, into events: inout EventRing) -> Int64 {
+        let k = replay._next
+        precondition(k < Classifier.blockScans, "replayScan: no scan of the block is left to replay")
+        replay._next = k &+ 1
+        let sample = replay._first &+ Int64(truncatingIfNeeded: k)
+        let force = replay._forces[k]
+        _lastForce = force
+        if replay._positions {
+            _pressure.record(sample: sample, force: force, x: replay._x[k], y: replay._y[k])
+            if k == replay._closedAt { _closeZeroBlock(sums: replay._closedSums, baseline: _classifier._baseline) }
+        }
+        // _checkHealth without a rail or a fault (the read ruled them out), nor a flat run to judge
+        // (its length does not depend on the levels, and the read found none reaching the stuck time).
+        _scan.advance(same: (replay._changed &>> UInt32(truncatingIfNeeded: k)) & 1 == 0, atRest: _atRest(force), force: force)
+        let before = events.count
+        _classifier.step(force: force, sample: sample, timestampNs: replay._stamps[k], into: &events)
+        if replay._positions && events.count != before { _stampPositions(&events, from: before) }
+        #if DEBUG
+        _checkInvariants()
+        #endif
+        return sample
     }
 }
 #endif
