@@ -21,71 +21,6 @@ extension ForcePipeline {
     @inlinable
     public var positionGate: Float { _classifier._parameters.peek * CentreOfPressure.gateFraction }
 
-    /// Takes one block of ``Classifier/blockScans`` scans at `scans` through
-    /// the block fast path, but only a block in which nothing is decided: the
-    /// classifier takes it whole (so it raises no event), no scan in it could
-    /// raise a health event, and, with `holdingPosition` on a panel with cell
-    /// positions, ``centreOfPressure`` stays ``lastDecidedPosition`` after
-    /// each of its scans but the last (every window of four scans below the
-    /// gate, and the cells' zeros unchanged until the block's last scan).
-    /// Otherwise returns false, having changed nothing: the caller steps the
-    /// scans one at a time.
-    ///
-    /// The state it leaves is exactly that of ``process(scan:into:)`` for
-    /// each scan (the same scan step, the same classifier block), so a caller
-    /// that reads the pipeline only between scans, and needs nothing from a
-    /// scan that decides nothing, cannot tell the difference.
-    /// - Parameter holdingPosition: require the centre of pressure to stay put
-    ///   (the gesture layer picks a region's levels from it while idle).
-    /// - Complexity: O(blockScans × force channels); no allocation.
-    @inlinable
-    public mutating func processQuietBlock(_ scans: UnsafeRawPointer, holdingPosition: Bool) -> Bool {
-        #if hasFeature(Embedded) && (arch(arm) || arch(riscv32))
-        // The block path is off here (Classifier.blockPathEnabled): none of it is built.
-        return false
-        #else
-        // What process(scans:into:) and _processBlock ask before a block, in the same order.
-        guard _classifier._blockFill == 0 && _classifier._history >= 2 else { return false }
-        guard !_stuck && !_saturated && !_clipped && !_lost && !_classifier._suspended else { return false }
-        let first = _nextSample
-        guard first > 0 else { return false }
-        let positions = _decode.hasPositions
-        let holding = holdingPosition && positions
-        // The force under which no window of four scans reaches the gate: each
-        // scan's total below the zeros' total plus the gate, less a margin for
-        // the window sum's rounding (generous: a refusal only costs per-scan steps).
-        var limit = Float.infinity
-        if holding {
-            // The zeros move only where a zero block closes: at the block's last scan when aligned.
-            guard Int(truncatingIfNeeded: first) & (CentreOfPressure.zeroBlockScans &- 1) == 0 else { return false }
-            let gate = positionGate
-            let zeros = _cellZeros.total
-            limit = zeros + gate - (gate * 0.0625 + Float._abs(zeros) * 1e-5)
-            // The window's scans before the block.
-            for j in 1...(CentreOfPressure.windowScans &- 1) {
-                if _pressure.force[Int(truncatingIfNeeded: first &- Int64(j)) & 3] >= limit { return false }
-            }
-        }
-        // From here as _processBlock, on locals, until the classifier takes the block whole.
-        guard let block = _readGestureBlock(scans, first: first, positions: positions, allMoments: false) else { return false }
-        if holding {
-            // Every scan but the last (the caller reads the position after it again).
-            var top = block.forces
-            top[Classifier.blockScans &- 1] = -Float.infinity
-            if _maxLane(top) >= limit { return false }
-        }
-        // Changes nothing when it refuses the block.
-        guard _classifier.stepBlock(older: block.older, previous: block.previous, forces: block.forces,
-                                    firstSample: first, firstTimestampNs: block.firstStampNs) else {
-            return false
-        }
-        _commitGestureBlock(block, first: first, positions: positions)
-        #if DEBUG
-        _checkInvariants()
-        #endif
-        return true
-        #endif
-    }
 }
 
 // Block path only: not built where it is off (Classifier.blockPathEnabled).
@@ -229,7 +164,7 @@ internal func _windowSums(_ before: InlineArray<4, Float>, _ block: SIMD16<Float
     return r
 }
 
-/// What ``ForcePipeline/processPressedBlock(_:into:)`` hands the gesture
+/// What ``ForcePipeline/processPressedBlock(_:into:replay:)`` hands the gesture
 /// layer for each scan of a block it took whole: the press force and the
 /// centre of pressure as ``ForcePipeline/pressForce`` and
 /// ``ForcePipeline/centreOfPressure`` read after that scan's
@@ -309,10 +244,6 @@ extension ForcePipeline {
     @inlinable
     public mutating func processPressedBlock(_ scans: UnsafeRawPointer, into out: inout PressedBlockScans,
                                              replay: inout GestureReplay) -> Bool {
-        #if hasFeature(Embedded) && (arch(arm) || arch(riscv32))
-        // The block path is off here (Classifier.blockPathEnabled): none of it is built.
-        return false
-        #else
         // What process(scans:into:) and _processBlock ask before a block, in the same order.
         guard _classifier._blockFill == 0 && _classifier._history >= 2 else { return false }
         guard !_stuck && !_saturated && !_clipped && !_lost && !_classifier._suspended else { return false }
@@ -373,7 +304,6 @@ extension ForcePipeline {
         _checkInvariants()
         #endif
         return true
-        #endif
     }
 }
 
@@ -414,6 +344,96 @@ public struct GestureReplay: BitwiseCopyable, Sendable {
 }
 
 extension ForcePipeline {
+    /// Takes one block of ``Classifier/blockScans`` scans at `scans` through
+    /// the block fast path, but only a block in which nothing is decided: the
+    /// classifier takes it whole (so it raises no event), no scan in it could
+    /// raise a health event, and, with `holdingPosition` on a panel with cell
+    /// positions, ``centreOfPressure`` stays ``lastDecidedPosition`` after
+    /// each of its scans but the last (every window of four scans below the
+    /// gate, and the cells' zeros unchanged until the block's last scan).
+    /// Otherwise returns false: where the block was read but is refused (the
+    /// classifier decides something in it, or the position moves), the read
+    /// is committed and kept in `replay` (then ``GestureReplay/isPending``)
+    /// for ``replayScan(_:into:)``, as ``processPressedBlock(_:into:replay:)``
+    /// does; else, having changed nothing, and the caller steps the scans one at a time.
+    ///
+    /// The state it leaves is exactly that of ``process(scan:into:)`` for
+    /// each scan (the same scan step, the same classifier block), so a caller
+    /// that reads the pipeline only between scans, and needs nothing from a
+    /// scan that decides nothing, cannot tell the difference.
+    /// - Parameter holdingPosition: require the centre of pressure to stay put
+    ///   (the gesture layer picks a region's levels from it while idle).
+    /// - Complexity: O(blockScans × force channels); no allocation.
+    @inlinable
+    public mutating func processQuietBlock(_ scans: UnsafeRawPointer, holdingPosition: Bool,
+                                           replay: inout GestureReplay) -> Bool {
+        // What process(scans:into:) and _processBlock ask before a block, in the same order.
+        guard _classifier._blockFill == 0 && _classifier._history >= 2 else { return false }
+        guard !_stuck && !_saturated && !_clipped && !_lost && !_classifier._suspended else { return false }
+        let first = _nextSample
+        guard first > 0 else { return false }
+        let positions = _decode.hasPositions
+        let holding = holdingPosition && positions
+        // The force under which no window of four scans reaches the gate: each
+        // scan's total below the zeros' total plus the gate, less a margin for
+        // the window sum's rounding (generous: a refusal only costs per-scan steps).
+        var limit = Float.infinity
+        if holding {
+            // The zeros move only where a zero block closes: at the block's last scan when aligned.
+            guard Int(truncatingIfNeeded: first) & (CentreOfPressure.zeroBlockScans &- 1) == 0 else { return false }
+            let gate = positionGate
+            let zeros = _cellZeros.total
+            limit = zeros + gate - (gate * 0.0625 + Float._abs(zeros) * 1e-5)
+            // The window's scans before the block.
+            for j in 1...(CentreOfPressure.windowScans &- 1) {
+                if _pressure.force[Int(truncatingIfNeeded: first &- Int64(j)) & 3] >= limit { return false }
+            }
+        }
+        // From here as _processBlock, on locals, until the classifier takes the block whole.
+        guard let block = _readGestureBlock(scans, first: first, positions: positions, allMoments: false) else { return false }
+        if holding {
+            // Every scan but the last (the caller reads the position after it again).
+            var top = block.forces
+            top[Classifier.blockScans &- 1] = -Float.infinity
+            if _maxLane(top) >= limit {
+                _beginQuietReplay(block, scans, first: first, positions: positions, into: &replay)
+                return false
+            }
+        }
+        // Changes nothing when it refuses the block.
+        guard _classifier.stepBlock(older: block.older, previous: block.previous, forces: block.forces,
+                                    firstSample: first, firstTimestampNs: block.firstStampNs) else {
+            _beginQuietReplay(block, scans, first: first, positions: positions, into: &replay)
+            return false
+        }
+        _commitGestureBlock(block, first: first, positions: positions)
+        #if DEBUG
+        _checkInvariants()
+        #endif
+        return true
+    }
+
+    /// ``_beginReplay(_:first:positions:into:)`` for a block read without every
+    /// scan's moments: those the read did not keep, from the scans' bytes
+    /// (summed as the scan step sums them), not by reading the block again.
+    @inlinable @inline(__always)
+    internal mutating func _beginQuietReplay(_ block: _GestureBlock, _ scans: UnsafeRawPointer, first: Int64, positions: Bool,
+                                             into replay: inout GestureReplay) {
+        _beginReplay(block, first: first, positions: positions, into: &replay)
+        guard positions else { return }
+        let tail = Classifier.blockScans &- CentreOfPressure.windowScans
+        let size = layout.scanSize
+        for j in 0..<tail {
+            let (x, y) = _decode.moments(scans + j &* size)
+            replay._x[j] = x
+            replay._y[j] = y
+        }
+        for j in tail..<Classifier.blockScans {
+            replay._x[j] = block.held.momentsX[j &- tail]
+            replay._y[j] = block.held.momentsY[j &- tail]
+        }
+    }
+
     /// Reads one block of ``Classifier/blockScans`` scans at `scans` for a
     /// replay: where no scan of it could raise a health event (as the block
     /// path asks), commits the read (the decode state, the counters, the
@@ -424,9 +444,6 @@ extension ForcePipeline {
     /// - Complexity: O(blockScans × force channels); no allocation.
     @inlinable
     public mutating func readReplayBlock(_ scans: UnsafeRawPointer, into replay: inout GestureReplay) -> Bool {
-        #if hasFeature(Embedded) && (arch(arm) || arch(riscv32))
-        return false
-        #else
         // Only a block the classifier's own blocks start with: after its 16 steps the next block may be taken whole.
         guard _classifier._blockFill == 0 else { return false }
         guard !_stuck && !_saturated && !_clipped && !_lost && !_classifier._suspended else { return false }
@@ -437,7 +454,6 @@ extension ForcePipeline {
         guard let block = _readGestureBlock(scans, first: first, positions: positions, allMoments: true) else { return false }
         _beginReplay(block, first: first, positions: positions, into: &replay)
         return true
-        #endif
     }
 
     /// Commits what a block read leaves that no classifier step reads (as

@@ -15,11 +15,11 @@ import ForceStageCore
 /// ``advance(scans:count:size:pipeline:events:)`` does the same over a run of
 /// scans, taking a 16-scan block through the pipeline's fast path wherever the
 /// layer needs nothing per scan: no press it follows is in progress, and the
-/// block decides nothing (``ForcePipeline/processQuietBlock(_:holdingPosition:)``),
+/// block decides nothing (``ForcePipeline/processQuietBlock(_:holdingPosition:replay:)``),
 /// not even, where the regions' levels differ, a move of the centre of
 /// pressure that would change the classifier's levels. While a press it
 /// follows is held steadily (the classifier decides nothing in the block), it
-/// takes the block through ``ForcePipeline/processPressedBlock(_:into:)`` and
+/// takes the block through ``ForcePipeline/processPressedBlock(_:into:replay:)`` and
 /// follows it scan by scan from the block's forces and positions. Where a
 /// block is read but cannot be taken whole (the classifier decides something
 /// in it, or the layer could put out too much at once), it replays the
@@ -46,7 +46,7 @@ public struct GestureDriver: Sendable {
     /// The per-scan view of the last pressed block (kept, so a call needs no 200 bytes of stack for one).
     private var block = PressedBlockScans()
     /// Blocks taken whole through the pipeline's block path while a press was followed
-    /// (``ForcePipeline/processPressedBlock(_:into:)``); their moves, springs and progress are in ``output``.
+    /// (``ForcePipeline/processPressedBlock(_:into:replay:)``); their moves, springs and progress are in ``output``.
     public private(set) var pressedBlocks = 0
     /// The block being replayed scan by scan (``GestureReplay/isPending`` while scans of it are left).
     private var replay = GestureReplay()
@@ -177,11 +177,16 @@ public struct GestureDriver: Sendable {
             // centre of pressure where it is, and there its levels must be the ones set.
             let holding = gestures.levelsVary && pipeline.pressState == .idle
             if !holding || gestures.levels(at: pipeline.lastDecidedPosition) == levels {
-                if pipeline.processQuietBlock(scans, holdingPosition: holding) {
+                if pipeline.processQuietBlock(scans, holdingPosition: holding, replay: &replay) {
                     positionValid = false
                     output.removeAll()
                     otherEvents.removeAll()
                     return Classifier.blockScans
+                }
+                if replay.isPending {
+                    // Read, but refused: its scans one at a time from the read.
+                    replayedBlocks &+= 1
+                    return replayScans(pipeline: &pipeline, events: &events)
                 }
             }
         }
