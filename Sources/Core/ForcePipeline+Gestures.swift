@@ -492,17 +492,22 @@ extension ForcePipeline {
         precondition(k < Classifier.blockScans, "replayScan: no scan of the block is left to replay")
         replay._next = k &+ 1
         let sample = replay._first &+ Int64(truncatingIfNeeded: k)
-        let force = replay._forces[k]
+        // Lane k loaded from memory (a vector's lane at a variable index goes through a copy of the vector).
+        let offset = k &* MemoryLayout<Float>.stride
+        let force = withUnsafeBytes(of: &replay._forces) { $0.load(fromByteOffset: offset, as: Float.self) }
+        let stamp = withUnsafeBytes(of: &replay._stamps) { $0.load(fromByteOffset: k &* MemoryLayout<Int64>.stride, as: Int64.self) }
         _lastForce = force
         if replay._positions {
-            _pressure.record(sample: sample, force: force, x: replay._x[k], y: replay._y[k])
+            let x = withUnsafeBytes(of: &replay._x) { $0.load(fromByteOffset: offset, as: Float.self) }
+            let y = withUnsafeBytes(of: &replay._y) { $0.load(fromByteOffset: offset, as: Float.self) }
+            _pressure.record(sample: sample, force: force, x: x, y: y)
             if k == replay._closedAt { _closeZeroBlock(sums: replay._closedSums, baseline: _classifier._baseline) }
         }
         // _checkHealth without a rail or a fault (the read ruled them out), nor a flat run to judge
         // (its length does not depend on the levels, and the read found none reaching the stuck time).
         _scan.advance(same: (replay._changed &>> UInt32(truncatingIfNeeded: k)) & 1 == 0, atRest: _atRest(force), force: force)
         let before = events.count
-        _classifier.step(force: force, sample: sample, timestampNs: replay._stamps[k], into: &events)
+        _classifier.step(force: force, sample: sample, timestampNs: stamp, into: &events)
         if replay._positions && events.count != before { _stampPositions(&events, from: before) }
         #if DEBUG
         _checkInvariants()
