@@ -269,6 +269,7 @@ extension ForcePipeline {
         guard _classifier.stepBlock(older: a, previous: b, forces: c, firstSample: first, firstTimestampNs: block.firstStampNs) else {
             // The classifier decides something in it: the read is kept for a replay, not done twice.
             _beginReplay(block, first: first, positions: positions, into: &replay)
+            _replayMomentSums(&replay)
             return false
         }
         _commitGestureBlock(block, first: first, positions: positions)
@@ -326,6 +327,14 @@ public struct GestureReplay: BitwiseCopyable, Sendable {
     @usableFromInline internal var _closedAt = -1
     @usableFromInline internal var _closedSums = InlineArray<8, Float>(repeating: 0)
     @usableFromInline internal var _positions = false
+    /// Each scan's window sums less the zeros (force, x and y moments), as
+    /// ``_PressureWindow/position(gate:zeros:)`` computes them after that scan,
+    /// valid for the scans before `_sumsUntil` (the zeros move at a zero block's close).
+    @usableFromInline internal var _sumF = SIMD16<Float>()
+    @usableFromInline internal var _sumX = SIMD16<Float>()
+    @usableFromInline internal var _sumY = SIMD16<Float>()
+    @usableFromInline internal var _sumsUntil = 0
+    @usableFromInline internal var _position: PlatePoint?
 
     @inlinable
     public init() {}
@@ -333,6 +342,10 @@ public struct GestureReplay: BitwiseCopyable, Sendable {
     /// The sample number of the block's first scan.
     @inlinable
     public var first: Int64 { _first }
+
+    /// The centre of pressure after the last scan replayed (``ForcePipeline/pressPosition`` then).
+    @inlinable
+    public var position: PlatePoint? { _position }
 
     /// Whether scans of the block are still to be replayed.
     @inlinable
@@ -432,6 +445,7 @@ extension ForcePipeline {
             replay._x[j] = block.held.momentsX[j &- tail]
             replay._y[j] = block.held.momentsY[j &- tail]
         }
+        _replayMomentSums(&replay)
     }
 
     /// Reads one block of ``Classifier/blockScans`` scans at `scans` for a
@@ -453,6 +467,7 @@ extension ForcePipeline {
         let positions = _decode.hasPositions
         guard let block = _readGestureBlock(scans, first: first, positions: positions, allMoments: true) else { return false }
         _beginReplay(block, first: first, positions: positions, into: &replay)
+        _replayMomentSums(&replay)
         return true
     }
 
@@ -475,6 +490,24 @@ extension ForcePipeline {
         replay._closedAt = block.held.closedAt
         replay._closedSums = block.held.closedSums
         replay._positions = positions
+        replay._sumsUntil = 0
+        // The window sums of every scan from the window before the block and the read's moments,
+        // where the block starts a window (see _windowSums), until the zeros move.
+        if positions && Int(truncatingIfNeeded: first) & (CentreOfPressure.windowScans &- 1) == 0 {
+            let n = Float(CentreOfPressure.windowScans), zeros = _cellZeros
+            replay._sumF = _windowSums(_pressure.force, block.forces) - SIMD16(repeating: n * zeros.total)
+            replay._sumsUntil = block.held.closedAt >= 0 ? block.held.closedAt : Classifier.blockScans
+        }
+    }
+
+    /// ``_beginReplay(_:first:positions:into:)``'s window sums of the moments, once
+    /// `replay` holds every scan's moments.
+    @inlinable @inline(__always)
+    internal func _replayMomentSums(_ replay: inout GestureReplay) {
+        guard replay._sumsUntil > 0 else { return }
+        let n = Float(CentreOfPressure.windowScans), zeros = _cellZeros
+        replay._sumX = _windowSums(_pressure.momentX, replay._x) - SIMD16(repeating: n * zeros.momentX)
+        replay._sumY = _windowSums(_pressure.momentY, replay._y) - SIMD16(repeating: n * zeros.momentY)
     }
 
     /// Steps the next scan of `replay` exactly as ``process(scan:into:)``
@@ -508,7 +541,25 @@ extension ForcePipeline {
         _scan.advance(same: (replay._changed &>> UInt32(truncatingIfNeeded: k)) & 1 == 0, atRest: _atRest(force), force: force)
         let before = events.count
         _classifier.step(force: force, sample: sample, timestampNs: stamp, into: &events)
-        if replay._positions && events.count != before { _stampPositions(&events, from: before) }
+        if replay._positions {
+            if events.count != before { _stampPositions(&events, from: before) }
+            // pressPosition after the scan: from the block's window sums while the zeros are those
+            // they were summed with (the gate as the classifier's levels are now), else from the window.
+            if k < replay._sumsUntil {
+                let f = withUnsafeBytes(of: &replay._sumF) { $0.load(fromByteOffset: offset, as: Float.self) }
+                if f >= positionGate * Float(CentreOfPressure.windowScans) {
+                    let x = withUnsafeBytes(of: &replay._sumX) { $0.load(fromByteOffset: offset, as: Float.self) }
+                    let y = withUnsafeBytes(of: &replay._sumY) { $0.load(fromByteOffset: offset, as: Float.self) }
+                    replay._position = PlatePoint(x: x / f, y: y / f)
+                } else {
+                    replay._position = _pressure.last
+                }
+            } else {
+                replay._position = pressPosition
+            }
+        } else {
+            replay._position = nil
+        }
         #if DEBUG
         _checkInvariants()
         #endif

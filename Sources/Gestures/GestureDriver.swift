@@ -122,16 +122,17 @@ public struct GestureDriver: Sendable {
         chooseLevels(&pipeline)
         let sample = pipeline.nextSample
         pipeline.process(scan: scan, into: &events)
-        afterScan(sample: sample, pipeline: &pipeline, events: &events)
+        afterScan(sample: sample, replayed: false, pipeline: &pipeline, events: &events)
     }
 
     /// The layer's part of a step, once the pipeline has classified scan `sample`.
     @inline(__always)
-    private mutating func afterScan(sample: Int64, pipeline: inout ForcePipeline, events: inout EventRing) {
+    /// `replayed`: the scan was replayed (its centre of pressure is the replay's).
+    private mutating func afterScan(sample: Int64, replayed: Bool, pipeline: inout ForcePipeline, events: inout EventRing) {
         // The centre of pressure, read once: for the layer, and for the next step's level check.
         let needed = !events.isEmpty || gestures.needsScans
             || (!gestures.regions.isEmpty && pipeline.pressState == .idle)
-        let p: PlatePoint? = needed ? pipeline.pressPosition : nil
+        let p: PlatePoint? = needed ? (replayed ? replay.position : pipeline.pressPosition) : nil
         position = p
         positionValid = needed
         feed(sample: sample, force: pipeline.pressForce, position: p, events: &events)
@@ -146,7 +147,7 @@ public struct GestureDriver: Sendable {
         repeat {
             chooseLevels(&pipeline)
             let sample = pipeline.replayScan(&replay, into: &events)
-            afterScan(sample: sample, pipeline: &pipeline, events: &events)
+            afterScan(sample: sample, replayed: true, pipeline: &pipeline, events: &events)
             n &+= 1
         } while replay.isPending && output.isEmpty && otherEvents.isEmpty
         return n
