@@ -320,7 +320,7 @@ public struct GestureReplay: BitwiseCopyable, Sendable {
     @usableFromInline internal var _forces = SIMD16<Float>()
     @usableFromInline internal var _x = SIMD16<Float>()
     @usableFromInline internal var _y = SIMD16<Float>()
-    @usableFromInline internal var _stamps = InlineArray<16, Int64>(repeating: 0)
+    @usableFromInline internal var _stamps = SIMD16<Int64>()
     /// Bit k: scan k differs from the one before.
     @usableFromInline internal var _changed: UInt32 = 0
     /// The scan whose step closes a zero block (-1: none), and the cells' sums it closes with.
@@ -485,7 +485,7 @@ extension ForcePipeline {
         replay._forces = block.forces
         replay._x = block.momentsX
         replay._y = block.momentsY
-        replay._stamps = block.stamps
+        withUnsafeMutableBytes(of: &replay._stamps) { $0.storeBytes(of: block.stamps, as: InlineArray<16, Int64>.self) }
         replay._changed = block.changed
         replay._closedAt = block.held.closedAt
         replay._closedSums = block.held.closedSums

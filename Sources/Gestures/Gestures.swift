@@ -114,9 +114,6 @@ public struct PanelGestures: Sendable {
     private var lastProgress: Int64 = -(1 << 62)
     /// The default region's index, -1 for none.
     private let defaultIndex: Int
-    /// Each region's rectangle grown by the hysteresis (min x, min y, max x, max y):
-    /// plain numbers, read without touching the regions' names and actions.
-    private let grownBounds: [SIMD4<Double>]
 
     /// - Parameters:
     ///   - moveHz: `move` events per second at most.
@@ -137,8 +134,6 @@ public struct PanelGestures: Sendable {
             i += 1
         }
         defaultIndex = d
-        let margin = Double(hysteresis)
-        grownBounds = regions.map { SIMD4($0.minX - margin, $0.minY - margin, $0.maxX + margin, $0.maxY + margin) }
         levelsVary = computeLevelsVary()
     }
 
@@ -349,12 +344,15 @@ public struct PanelGestures: Sendable {
     private func staysInCurrent(_ xs: Span<Float>, _ ys: Span<Float>) -> Bool {
         if regions.isEmpty { return true }
         guard current >= 0 else { return false }
-        let b = grownBounds[current]
+        // The bounds read once per block, field by field (a copy of the region would retain its names).
+        let margin = Double(hysteresis)
+        let minX = regions[current].minX - margin, maxX = regions[current].maxX + margin
+        let minY = regions[current].minY - margin, maxY = regions[current].maxY + margin
         var k = 0
         while k < Classifier.blockScans {
             // Region.contains(_:margin:) with the margin added once (the same doubles).
             let x = Double(xs[k]), y = Double(ys[k])
-            guard x >= b[0] && x <= b[2] && y >= b[1] && y <= b[3] else { return false }
+            guard x >= minX && x <= maxX && y >= minY && y <= maxY else { return false }
             k &+= 1
         }
         return true
