@@ -21,71 +21,6 @@ extension ForcePipeline {
     @inlinable
     public var positionGate: Float { _classifier._parameters.peek * CentreOfPressure.gateFraction }
 
-    /// Takes one block of ``Classifier/blockScans`` scans at `scans` through
-    /// the block fast path, but only a block in which nothing is decided: the
-    /// classifier takes it whole (so it raises no event), no scan in it could
-    /// raise a health event, and, with `holdingPosition` on a panel with cell
-    /// positions, ``centreOfPressure`` stays ``lastDecidedPosition`` after
-    /// each of its scans but the last (every window of four scans below the
-    /// gate, and the cells' zeros unchanged until the block's last scan).
-    /// Otherwise returns false, having changed nothing: the caller steps the
-    /// scans one at a time.
-    ///
-    /// The state it leaves is exactly that of ``process(scan:into:)`` for
-    /// each scan (the same scan step, the same classifier block), so a caller
-    /// that reads the pipeline only between scans, and needs nothing from a
-    /// scan that decides nothing, cannot tell the difference.
-    /// - Parameter holdingPosition: require the centre of pressure to stay put
-    ///   (the gesture layer picks a region's levels from it while idle).
-    /// - Complexity: O(blockScans × force channels); no allocation.
-    @inlinable
-    public mutating func processQuietBlock(_ scans: UnsafeRawPointer, holdingPosition: Bool) -> Bool {
-        #if hasFeature(Embedded) && (arch(arm) || arch(riscv32))
-        // The block path is off here (Classifier.blockPathEnabled): none of it is built.
-        return false
-        #else
-        // What process(scans:into:) and _processBlock ask before a block, in the same order.
-        guard _classifier._blockFill == 0 && _classifier._history >= 2 else { return false }
-        guard !_stuck && !_saturated && !_clipped && !_lost && !_classifier._suspended else { return false }
-        let first = _nextSample
-        guard first > 0 else { return false }
-        let positions = _decode.hasPositions
-        let holding = holdingPosition && positions
-        // The force under which no window of four scans reaches the gate: each
-        // scan's total below the zeros' total plus the gate, less a margin for
-        // the window sum's rounding (generous: a refusal only costs per-scan steps).
-        var limit = Float.infinity
-        if holding {
-            // The zeros move only where a zero block closes: at the block's last scan when aligned.
-            guard Int(truncatingIfNeeded: first) & (CentreOfPressure.zeroBlockScans &- 1) == 0 else { return false }
-            let gate = positionGate
-            let zeros = _cellZeros.total
-            limit = zeros + gate - (gate * 0.0625 + Float._abs(zeros) * 1e-5)
-            // The window's scans before the block.
-            for j in 1...(CentreOfPressure.windowScans &- 1) {
-                if _pressure.force[Int(truncatingIfNeeded: first &- Int64(j)) & 3] >= limit { return false }
-            }
-        }
-        // From here as _processBlock, on locals, until the classifier takes the block whole.
-        guard let block = _readGestureBlock(scans, first: first, positions: positions, allMoments: false) else { return false }
-        if holding {
-            // Every scan but the last (the caller reads the position after it again).
-            var top = block.forces
-            top[Classifier.blockScans &- 1] = -Float.infinity
-            if _maxLane(top) >= limit { return false }
-        }
-        // Changes nothing when it refuses the block.
-        guard _classifier.stepBlock(older: block.older, previous: block.previous, forces: block.forces,
-                                    firstSample: first, firstTimestampNs: block.firstStampNs) else {
-            return false
-        }
-        _commitGestureBlock(block, first: first, positions: positions)
-        #if DEBUG
-        _checkInvariants()
-        #endif
-        return true
-        #endif
-    }
 }
 
 // Block path only: not built where it is off (Classifier.blockPathEnabled).
@@ -107,18 +42,24 @@ internal struct _GestureBlock {
     @usableFromInline var older: SIMD16<Float>
     @usableFromInline var previous: SIMD16<Float>
     @usableFromInline var forces: SIMD16<Float>
-    @usableFromInline var firstStampNs: Int64
+    /// Every scan's timestamp, and bit k: scan k differs from the one before
+    /// (what a replay of the block's scans steps with).
+    @usableFromInline var stamps: InlineArray<16, Int64>
+    @usableFromInline var changed: UInt32
     /// The baseline the block was read against (it moves only after the block).
     @usableFromInline var baseline: Float
 
     @inlinable
+    var firstStampNs: Int64 { stamps[0] }
+
+    @inlinable
     init(last: _LastScan, state: _ScanState, counters: PipelineCounters, zeroSums: InlineArray<8, Float>,
          held: _BlockPositions, momentsX: SIMD16<Float>, momentsY: SIMD16<Float>, older: SIMD16<Float>,
-         previous: SIMD16<Float>, forces: SIMD16<Float>, firstStampNs: Int64, baseline: Float) {
+         previous: SIMD16<Float>, forces: SIMD16<Float>, stamps: InlineArray<16, Int64>, changed: UInt32, baseline: Float) {
         self.last = last; self.state = state; self.counters = counters; self.zeroSums = zeroSums; self.held = held
         self.momentsX = momentsX; self.momentsY = momentsY
         self.older = older; self.previous = previous; self.forces = forces
-        self.firstStampNs = firstStampNs; self.baseline = baseline
+        self.stamps = stamps; self.changed = changed; self.baseline = baseline
     }
 }
 
@@ -162,7 +103,8 @@ extension ForcePipeline {
              raw.loadUnaligned(fromByteOffset: 8, as: SIMD16<Float>.self))
         }
         return _GestureBlock(last: last, state: state, counters: counters, zeroSums: zeroSums, held: held,
-                             momentsX: momentsX, momentsY: momentsY, older: a, previous: b, forces: c, firstStampNs: stamps[0], baseline: baseline)
+                             momentsX: momentsX, momentsY: momentsY, older: a, previous: b, forces: c, stamps: stamps,
+                             changed: changed, baseline: baseline)
     }
 
     /// After the classifier took `block` whole: commits what the per-scan
@@ -222,7 +164,7 @@ internal func _windowSums(_ before: InlineArray<4, Float>, _ block: SIMD16<Float
     return r
 }
 
-/// What ``ForcePipeline/processPressedBlock(_:into:)`` hands the gesture
+/// What ``ForcePipeline/processPressedBlock(_:into:replay:)`` hands the gesture
 /// layer for each scan of a block it took whole: the press force and the
 /// centre of pressure as ``ForcePipeline/pressForce`` and
 /// ``ForcePipeline/centreOfPressure`` read after that scan's
@@ -289,18 +231,19 @@ extension ForcePipeline {
     /// press force and centre of pressure, exactly as reading ``pressForce``
     /// and ``centreOfPressure`` after each scan's ``process(scan:into:)``
     /// gives them, and leaves the state that those steps leave. Otherwise
-    /// returns false, having changed nothing: the caller steps the scans one at a time.
+    /// returns false: where the block was read but the classifier decides
+    /// something in it, the read is committed and kept in `replay` (then
+    /// ``GestureReplay/isPending``), whose scans the caller takes one at a
+    /// time through ``replayScan(_:into:)``; else, having changed nothing,
+    /// and the caller steps the scans one at a time.
     ///
     /// What the gesture layer follows a press with: every scan's moments come
     /// from the block read (summed as the scan step sums them), and the
     /// positions of the block's scans are computed lane by lane.
     /// - Complexity: O(blockScans × force channels); no allocation.
     @inlinable
-    public mutating func processPressedBlock(_ scans: UnsafeRawPointer, into out: inout PressedBlockScans) -> Bool {
-        #if hasFeature(Embedded) && (arch(arm) || arch(riscv32))
-        // The block path is off here (Classifier.blockPathEnabled): none of it is built.
-        return false
-        #else
+    public mutating func processPressedBlock(_ scans: UnsafeRawPointer, into out: inout PressedBlockScans,
+                                             replay: inout GestureReplay) -> Bool {
         // What process(scans:into:) and _processBlock ask before a block, in the same order.
         guard _classifier._blockFill == 0 && _classifier._history >= 2 else { return false }
         guard !_stuck && !_saturated && !_clipped && !_lost && !_classifier._suspended else { return false }
@@ -324,6 +267,9 @@ extension ForcePipeline {
         let zerosBefore = _cellZeros
         // Changes nothing when it refuses the block.
         guard _classifier.stepBlock(older: a, previous: b, forces: c, firstSample: first, firstTimestampNs: block.firstStampNs) else {
+            // The classifier decides something in it: the read is kept for a replay, not done twice.
+            _beginReplay(block, first: first, positions: positions, into: &replay)
+            _replayMomentSums(&replay)
             return false
         }
         _commitGestureBlock(block, first: first, positions: positions)
@@ -359,7 +305,265 @@ extension ForcePipeline {
         _checkInvariants()
         #endif
         return true
+    }
+}
+
+/// A 16-scan block the pipeline has read (decoded, health judged: nothing in
+/// it can raise a health event) but whose classification needs per-scan
+/// steps: the scans' forces, moments and timestamps as the read gave them,
+/// for ``ForcePipeline/replayScan(_:into:)`` to step one at a time without
+/// decoding them again. Fixed size, no allocation.
+public struct GestureReplay: BitwiseCopyable, Sendable {
+    @usableFromInline internal var _first: Int64 = 0
+    /// The next scan to replay (``Classifier/blockScans``: none pending).
+    @usableFromInline internal var _next = Classifier.blockScans
+    @usableFromInline internal var _forces = SIMD16<Float>()
+    @usableFromInline internal var _x = SIMD16<Float>()
+    @usableFromInline internal var _y = SIMD16<Float>()
+    @usableFromInline internal var _stamps = SIMD16<Int64>()
+    /// Bit k: scan k differs from the one before.
+    @usableFromInline internal var _changed: UInt32 = 0
+    /// The scan whose step closes a zero block (-1: none), and the cells' sums it closes with.
+    @usableFromInline internal var _closedAt = -1
+    @usableFromInline internal var _closedSums = InlineArray<8, Float>(repeating: 0)
+    @usableFromInline internal var _positions = false
+    /// Each scan's window sums less the zeros (force, x and y moments), as
+    /// ``_PressureWindow/position(gate:zeros:)`` computes them after that scan,
+    /// valid for the scans before `_sumsUntil` (the zeros move at a zero block's close).
+    @usableFromInline internal var _sumF = SIMD16<Float>()
+    @usableFromInline internal var _sumX = SIMD16<Float>()
+    @usableFromInline internal var _sumY = SIMD16<Float>()
+    @usableFromInline internal var _sumsUntil = 0
+    @usableFromInline internal var _position: PlatePoint?
+
+    @inlinable
+    public init() {}
+
+    /// The sample number of the block's first scan.
+    @inlinable
+    public var first: Int64 { _first }
+
+    /// The centre of pressure after the last scan replayed (``ForcePipeline/pressPosition`` then).
+    @inlinable
+    public var position: PlatePoint? { _position }
+
+    /// Whether scans of the block are still to be replayed.
+    @inlinable
+    public var isPending: Bool { _next < Classifier.blockScans }
+
+    /// The scans still to be replayed.
+    @inlinable
+    public var remaining: Int { Classifier.blockScans &- _next }
+}
+
+extension ForcePipeline {
+    /// Takes one block of ``Classifier/blockScans`` scans at `scans` through
+    /// the block fast path, but only a block in which nothing is decided: the
+    /// classifier takes it whole (so it raises no event), no scan in it could
+    /// raise a health event, and, with `holdingPosition` on a panel with cell
+    /// positions, ``centreOfPressure`` stays ``lastDecidedPosition`` after
+    /// each of its scans but the last (every window of four scans below the
+    /// gate, and the cells' zeros unchanged until the block's last scan).
+    /// Otherwise returns false: where the block was read but is refused (the
+    /// classifier decides something in it, or the position moves), the read
+    /// is committed and kept in `replay` (then ``GestureReplay/isPending``)
+    /// for ``replayScan(_:into:)``, as ``processPressedBlock(_:into:replay:)``
+    /// does; else, having changed nothing, and the caller steps the scans one at a time.
+    ///
+    /// The state it leaves is exactly that of ``process(scan:into:)`` for
+    /// each scan (the same scan step, the same classifier block), so a caller
+    /// that reads the pipeline only between scans, and needs nothing from a
+    /// scan that decides nothing, cannot tell the difference.
+    /// - Parameter holdingPosition: require the centre of pressure to stay put
+    ///   (the gesture layer picks a region's levels from it while idle).
+    /// - Complexity: O(blockScans × force channels); no allocation.
+    @inlinable
+    public mutating func processQuietBlock(_ scans: UnsafeRawPointer, holdingPosition: Bool,
+                                           replay: inout GestureReplay) -> Bool {
+        // What process(scans:into:) and _processBlock ask before a block, in the same order.
+        guard _classifier._blockFill == 0 && _classifier._history >= 2 else { return false }
+        guard !_stuck && !_saturated && !_clipped && !_lost && !_classifier._suspended else { return false }
+        let first = _nextSample
+        guard first > 0 else { return false }
+        let positions = _decode.hasPositions
+        let holding = holdingPosition && positions
+        // The force under which no window of four scans reaches the gate: each
+        // scan's total below the zeros' total plus the gate, less a margin for
+        // the window sum's rounding (generous: a refusal only costs per-scan steps).
+        var limit = Float.infinity
+        if holding {
+            // The zeros move only where a zero block closes: at the block's last scan when aligned.
+            guard Int(truncatingIfNeeded: first) & (CentreOfPressure.zeroBlockScans &- 1) == 0 else { return false }
+            let gate = positionGate
+            let zeros = _cellZeros.total
+            limit = zeros + gate - (gate * 0.0625 + Float._abs(zeros) * 1e-5)
+            // The window's scans before the block.
+            for j in 1...(CentreOfPressure.windowScans &- 1) {
+                if _pressure.force[Int(truncatingIfNeeded: first &- Int64(j)) & 3] >= limit { return false }
+            }
+        }
+        // From here as _processBlock, on locals, until the classifier takes the block whole.
+        guard let block = _readGestureBlock(scans, first: first, positions: positions, allMoments: false) else { return false }
+        if holding {
+            // Every scan but the last (the caller reads the position after it again).
+            var top = block.forces
+            top[Classifier.blockScans &- 1] = -Float.infinity
+            if _maxLane(top) >= limit {
+                _beginQuietReplay(block, scans, first: first, positions: positions, into: &replay)
+                return false
+            }
+        }
+        // Changes nothing when it refuses the block.
+        guard _classifier.stepBlock(older: block.older, previous: block.previous, forces: block.forces,
+                                    firstSample: first, firstTimestampNs: block.firstStampNs) else {
+            _beginQuietReplay(block, scans, first: first, positions: positions, into: &replay)
+            return false
+        }
+        _commitGestureBlock(block, first: first, positions: positions)
+        #if DEBUG
+        _checkInvariants()
         #endif
+        return true
+    }
+
+    /// ``_beginReplay(_:first:positions:into:)`` for a block read without every
+    /// scan's moments: those the read did not keep, from the scans' bytes
+    /// (summed as the scan step sums them), not by reading the block again.
+    @inlinable @inline(__always)
+    internal mutating func _beginQuietReplay(_ block: _GestureBlock, _ scans: UnsafeRawPointer, first: Int64, positions: Bool,
+                                             into replay: inout GestureReplay) {
+        _beginReplay(block, first: first, positions: positions, into: &replay)
+        guard positions else { return }
+        let tail = Classifier.blockScans &- CentreOfPressure.windowScans
+        let size = layout.scanSize
+        for j in 0..<tail {
+            let (x, y) = _decode.moments(scans + j &* size)
+            replay._x[j] = x
+            replay._y[j] = y
+        }
+        for j in tail..<Classifier.blockScans {
+            replay._x[j] = block.held.momentsX[j &- tail]
+            replay._y[j] = block.held.momentsY[j &- tail]
+        }
+        _replayMomentSums(&replay)
+    }
+
+    /// Reads one block of ``Classifier/blockScans`` scans at `scans` for a
+    /// replay: where no scan of it could raise a health event (as the block
+    /// path asks), commits the read (the decode state, the counters, the
+    /// sample numbers) and keeps the scans' forces, moments and timestamps
+    /// in `replay`; the caller then takes every scan through
+    /// ``replayScan(_:into:)`` before anything else touches the pipeline.
+    /// Otherwise returns false, having changed nothing.
+    /// - Complexity: O(blockScans × force channels); no allocation.
+    @inlinable
+    public mutating func readReplayBlock(_ scans: UnsafeRawPointer, into replay: inout GestureReplay) -> Bool {
+        // Only a block the classifier's own blocks start with: after its 16 steps the next block may be taken whole.
+        guard _classifier._blockFill == 0 else { return false }
+        guard !_stuck && !_saturated && !_clipped && !_lost && !_classifier._suspended else { return false }
+        let first = _nextSample
+        // The per-scan path judges the first scan's `same` and gap without a scan before it.
+        guard first > 0 else { return false }
+        let positions = _decode.hasPositions
+        guard let block = _readGestureBlock(scans, first: first, positions: positions, allMoments: true) else { return false }
+        _beginReplay(block, first: first, positions: positions, into: &replay)
+        _replayMomentSums(&replay)
+        return true
+    }
+
+    /// Commits what a block read leaves that no classifier step reads (as
+    /// ``_processBlock`` does before it replays a block) and keeps the rest for the replay.
+    @inlinable @inline(__always)
+    internal mutating func _beginReplay(_ block: _GestureBlock, first: Int64, positions: Bool, into replay: inout GestureReplay) {
+        _last = block.last
+        _counters = block.counters
+        _nextSample &+= Int64(Classifier.blockScans)
+        _saturatedRun = 0
+        if positions { _zeroSums = block.zeroSums }
+        replay._first = first
+        replay._next = 0
+        replay._forces = block.forces
+        replay._x = block.momentsX
+        replay._y = block.momentsY
+        withUnsafeMutableBytes(of: &replay._stamps) { $0.storeBytes(of: block.stamps, as: InlineArray<16, Int64>.self) }
+        replay._changed = block.changed
+        replay._closedAt = block.held.closedAt
+        replay._closedSums = block.held.closedSums
+        replay._positions = positions
+        replay._sumsUntil = 0
+        // The window sums of every scan from the window before the block and the read's moments,
+        // where the block starts a window (see _windowSums), until the zeros move.
+        if positions && Int(truncatingIfNeeded: first) & (CentreOfPressure.windowScans &- 1) == 0 {
+            let n = Float(CentreOfPressure.windowScans), zeros = _cellZeros
+            replay._sumF = _windowSums(_pressure.force, block.forces) - SIMD16(repeating: n * zeros.total)
+            replay._sumsUntil = block.held.closedAt >= 0 ? block.held.closedAt : Classifier.blockScans
+        }
+    }
+
+    /// ``_beginReplay(_:first:positions:into:)``'s window sums of the moments, once
+    /// `replay` holds every scan's moments.
+    @inlinable @inline(__always)
+    internal func _replayMomentSums(_ replay: inout GestureReplay) {
+        guard replay._sumsUntil > 0 else { return }
+        let n = Float(CentreOfPressure.windowScans), zeros = _cellZeros
+        replay._sumX = _windowSums(_pressure.momentX, replay._x) - SIMD16(repeating: n * zeros.momentX)
+        replay._sumY = _windowSums(_pressure.momentY, replay._y) - SIMD16(repeating: n * zeros.momentY)
+    }
+
+    /// Steps the next scan of `replay` exactly as ``process(scan:into:)``
+    /// steps it, from the values the block read kept: the position window,
+    /// the zero block it may close, the health scores (with the classifier's
+    /// parameters of now: the gesture layer may change its levels between
+    /// two scans), the classifier's step and the events' positions.
+    /// - Returns: the scan's sample number.
+    /// - Precondition: ``GestureReplay/isPending``.
+    /// - Complexity: O(1) (O(force channels) where it closes a zero block); no allocation.
+    @inlinable
+    @discardableResult
+    public mutating func replayScan(_ replay: inout GestureReplay, into events: inout EventRing) -> Int64 {
+        let k = replay._next
+        precondition(k < Classifier.blockScans, "replayScan: no scan of the block is left to replay")
+        replay._next = k &+ 1
+        let sample = replay._first &+ Int64(truncatingIfNeeded: k)
+        // Lane k loaded from memory (a vector's lane at a variable index goes through a copy of the vector).
+        let offset = k &* MemoryLayout<Float>.stride
+        let force = withUnsafeBytes(of: &replay._forces) { $0.load(fromByteOffset: offset, as: Float.self) }
+        let stamp = withUnsafeBytes(of: &replay._stamps) { $0.load(fromByteOffset: k &* MemoryLayout<Int64>.stride, as: Int64.self) }
+        _lastForce = force
+        if replay._positions {
+            let x = withUnsafeBytes(of: &replay._x) { $0.load(fromByteOffset: offset, as: Float.self) }
+            let y = withUnsafeBytes(of: &replay._y) { $0.load(fromByteOffset: offset, as: Float.self) }
+            _pressure.record(sample: sample, force: force, x: x, y: y)
+            if k == replay._closedAt { _closeZeroBlock(sums: replay._closedSums, baseline: _classifier._baseline) }
+        }
+        // _checkHealth without a rail or a fault (the read ruled them out), nor a flat run to judge
+        // (its length does not depend on the levels, and the read found none reaching the stuck time).
+        _scan.advance(same: (replay._changed &>> UInt32(truncatingIfNeeded: k)) & 1 == 0, atRest: _atRest(force), force: force)
+        let before = events.count
+        _classifier.step(force: force, sample: sample, timestampNs: stamp, into: &events)
+        if replay._positions {
+            if events.count != before { _stampPositions(&events, from: before) }
+            // pressPosition after the scan: from the block's window sums while the zeros are those
+            // they were summed with (the gate as the classifier's levels are now), else from the window.
+            if k < replay._sumsUntil {
+                let f = withUnsafeBytes(of: &replay._sumF) { $0.load(fromByteOffset: offset, as: Float.self) }
+                if f >= positionGate * Float(CentreOfPressure.windowScans) {
+                    let x = withUnsafeBytes(of: &replay._sumX) { $0.load(fromByteOffset: offset, as: Float.self) }
+                    let y = withUnsafeBytes(of: &replay._sumY) { $0.load(fromByteOffset: offset, as: Float.self) }
+                    replay._position = PlatePoint(x: x / f, y: y / f)
+                } else {
+                    replay._position = _pressure.last
+                }
+            } else {
+                replay._position = pressPosition
+            }
+        } else {
+            replay._position = nil
+        }
+        #if DEBUG
+        _checkInvariants()
+        #endif
+        return sample
     }
 }
 #endif

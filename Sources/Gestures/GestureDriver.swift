@@ -15,14 +15,20 @@ import ForceStageCore
 /// ``advance(scans:count:size:pipeline:events:)`` does the same over a run of
 /// scans, taking a 16-scan block through the pipeline's fast path wherever the
 /// layer needs nothing per scan: no press it follows is in progress, and the
-/// block decides nothing (``ForcePipeline/processQuietBlock(_:holdingPosition:)``),
+/// block decides nothing (``ForcePipeline/processQuietBlock(_:holdingPosition:replay:)``),
 /// not even, where the regions' levels differ, a move of the centre of
 /// pressure that would change the classifier's levels. While a press it
 /// follows is held steadily (the classifier decides nothing in the block), it
-/// takes the block through ``ForcePipeline/processPressedBlock(_:into:)`` and
-/// follows it scan by scan from the block's forces and positions. Elsewhere it
-/// steps one scan at a time. Its events are exactly those of
-/// ``step(scan:pipeline:events:)`` on every scan. Fixed-size storage: no allocation.
+/// takes the block through ``ForcePipeline/processPressedBlock(_:into:replay:)`` and
+/// follows it scan by scan from the block's forces and positions. Where a
+/// block is read but cannot be taken whole (the classifier decides something
+/// in it, or the layer could put out too much at once), it replays the
+/// block's scans one at a time from what the read kept
+/// (``ForcePipeline/replayScan(_:into:)``: no scan decoded twice), each as
+/// ``step(scan:pipeline:events:)`` takes it; a call returns after the first
+/// replayed scan that puts something out, and the next calls go on with the
+/// block. Elsewhere it steps one scan at a time. Its events are exactly those
+/// of ``step(scan:pipeline:events:)`` on every scan. Fixed-size storage: no allocation.
 public struct GestureDriver: Sendable {
     public private(set) var gestures: PanelGestures
     /// The gesture events of the last step (records: regions and actions by index).
@@ -40,8 +46,14 @@ public struct GestureDriver: Sendable {
     /// The per-scan view of the last pressed block (kept, so a call needs no 200 bytes of stack for one).
     private var block = PressedBlockScans()
     /// Blocks taken whole through the pipeline's block path while a press was followed
-    /// (``ForcePipeline/processPressedBlock(_:into:)``); their moves, springs and progress are in ``output``.
+    /// (``ForcePipeline/processPressedBlock(_:into:replay:)``); their moves, springs and progress are in ``output``.
     public private(set) var pressedBlocks = 0
+    /// The block being replayed scan by scan (``GestureReplay/isPending`` while scans of it are left).
+    private var replay = GestureReplay()
+    /// Blocks read whole and then replayed scan by scan (``ForcePipeline/replayScan(_:into:)``).
+    public private(set) var replayedBlocks = 0
+    /// Whether scans of a replayed block are left (the next ``advance(scans:count:size:pipeline:events:)`` goes on with them).
+    public var replayPending: Bool { replay.isPending }
 
     /// Events a step puts out at most: each of the pipeline's events of one
     /// scan with its follow-up (actions, open, dismiss), plus a move, a spring and a progress.
@@ -70,6 +82,7 @@ public struct GestureDriver: Sendable {
     /// levels for presses outside every region; the press in progress goes on.
     /// The caller has given the pipeline the new parameters.
     public mutating func apply(settings next: ClassifierSettings) {
+        precondition(!replay.isPending, "GestureDriver: settings applied in the middle of a replayed block")
         settings = next
         levels = (next.peekNewtons, next.popNewtons)
         gestures.setPanelLevels(peek: next.peekNewtons, pop: next.popNewtons, releaseFraction: next.releaseFraction)
@@ -105,54 +118,101 @@ public struct GestureDriver: Sendable {
     /// which is drained) and runs the gesture layer on it.
     /// - Complexity: O(force channels + regions); no allocation.
     public mutating func step(scan: UnsafeRawPointer, pipeline: inout ForcePipeline, events: inout EventRing) {
+        precondition(!replay.isPending, "GestureDriver: a scan stepped in the middle of a replayed block")
         chooseLevels(&pipeline)
         let sample = pipeline.nextSample
         pipeline.process(scan: scan, into: &events)
+        afterScan(sample: sample, replayed: false, pipeline: &pipeline, events: &events)
+    }
+
+    /// The layer's part of a step, once the pipeline has classified scan `sample`.
+    @inline(__always)
+    /// `replayed`: the scan was replayed (its centre of pressure is the replay's).
+    private mutating func afterScan(sample: Int64, replayed: Bool, pipeline: inout ForcePipeline, events: inout EventRing) {
         // The centre of pressure, read once: for the layer, and for the next step's level check.
         let needed = !events.isEmpty || gestures.needsScans
             || (!gestures.regions.isEmpty && pipeline.pressState == .idle)
-        let p: PlatePoint? = needed ? pipeline.pressPosition : nil
+        let p: PlatePoint? = needed ? (replayed ? replay.position : pipeline.pressPosition) : nil
         position = p
         positionValid = needed
         feed(sample: sample, force: pipeline.pressForce, position: p, events: &events)
+    }
+
+    /// Replays scans of the pending block, each as ``step(scan:pipeline:events:)``
+    /// takes it, up to and including the first that puts something out.
+    /// - Returns: the scans replayed.
+    @inline(never)
+    private mutating func replayScans(pipeline: inout ForcePipeline, events: inout EventRing) -> Int {
+        var n = 0
+        repeat {
+            chooseLevels(&pipeline)
+            let sample = pipeline.replayScan(&replay, into: &events)
+            afterScan(sample: sample, replayed: true, pipeline: &pipeline, events: &events)
+            n &+= 1
+        } while replay.isPending && output.isEmpty && otherEvents.isEmpty
+        return n
     }
 
     /// Classifies the scans from `scans` on (`count` of `size` bytes, at
     /// least one) and runs the gesture layer on them: a quiet 16-scan block
     /// through the fast path (nothing put out), a steadily held 16-scan block
     /// of a press it follows (its moves, springs and progress put out, at most
-    /// ``maximumOutputPerStep``), else one ``step(scan:pipeline:events:)``.
-    /// Read ``output`` and ``otherEvents`` after each call.
-    /// - Returns: the scans consumed (``Classifier/blockScans`` or 1).
+    /// ``maximumOutputPerStep``), scans of a block read whole and replayed
+    /// one at a time up to the first that puts something out (that scan's
+    /// output), else one ``step(scan:pipeline:events:)``. Read ``output``
+    /// and ``otherEvents`` after each call, and call again with the scans
+    /// that follow the ones consumed: a replayed block's scans were read at
+    /// its first call (nothing else may touch the pipeline or the driver
+    /// until they are all consumed).
+    /// - Returns: the scans consumed (1 ... ``Classifier/blockScans``).
     /// - Complexity: O(scans consumed × force channels), plus O(regions) per scan of a press; no allocation.
     public mutating func advance(scans: UnsafeRawPointer, count: Int, size: Int, pipeline: inout ForcePipeline,
                                  events: inout EventRing) -> Int {
+        if replay.isPending {
+            precondition(count >= replay.remaining, "GestureDriver: fewer scans than the replayed block has left")
+            return replayScans(pipeline: &pipeline, events: &events)
+        }
         if count >= Classifier.blockScans && !gestures.needsScans && events.isEmpty {
             chooseLevels(&pipeline)
             // Idle with levels that vary by region: the block must leave the
             // centre of pressure where it is, and there its levels must be the ones set.
             let holding = gestures.levelsVary && pipeline.pressState == .idle
             if !holding || gestures.levels(at: pipeline.lastDecidedPosition) == levels {
-                if pipeline.processQuietBlock(scans, holdingPosition: holding) {
+                if pipeline.processQuietBlock(scans, holdingPosition: holding, replay: &replay) {
                     positionValid = false
                     output.removeAll()
                     otherEvents.removeAll()
                     return Classifier.blockScans
                 }
+                if replay.isPending {
+                    // Read, but refused: its scans one at a time from the read.
+                    replayedBlocks &+= 1
+                    return replayScans(pipeline: &pipeline, events: &events)
+                }
             }
         }
         if count >= Classifier.blockScans && gestures.needsScans && events.isEmpty
-            && pipeline.pressState != .idle && gestures.blockFits(first: pipeline.nextSample)
-            && pipeline.processPressedBlock(scans, into: &block) {
-            // A press in progress that the classifier decides nothing in: the
-            // layer follows it scan by scan from the block's forces and positions.
-            pressedBlocks &+= 1
-            positionValid = false
-            output.removeAll()
-            otherEvents.removeAll()
-            gestures.track(block: block, into: &output)
-            stampPressRegion()
-            return Classifier.blockScans
+            && pipeline.pressState != .idle && gestures.blockFits(first: pipeline.nextSample) {
+            if pipeline.processPressedBlock(scans, into: &block, replay: &replay) {
+                // A press in progress that the classifier decides nothing in: the
+                // layer follows it scan by scan from the block's forces and positions.
+                pressedBlocks &+= 1
+                positionValid = false
+                output.removeAll()
+                otherEvents.removeAll()
+                gestures.track(block: block, into: &output)
+                stampPressRegion()
+                return Classifier.blockScans
+            }
+            if replay.isPending {
+                // Read, but the classifier decides something in it: its scans one at a time.
+                replayedBlocks &+= 1
+                return replayScans(pipeline: &pipeline, events: &events)
+            }
+        }
+        if count >= Classifier.blockScans && events.isEmpty && pipeline.readReplayBlock(scans, into: &replay) {
+            replayedBlocks &+= 1
+            return replayScans(pipeline: &pipeline, events: &events)
         }
         step(scan: scans, pipeline: &pipeline, events: &events)
         return 1
@@ -160,6 +220,7 @@ public struct GestureDriver: Sendable {
 
     /// The stream ended: a press in progress is released (and named, dismissed).
     public mutating func finish(pipeline: inout ForcePipeline, events: inout EventRing) {
+        precondition(!replay.isPending, "GestureDriver: the stream finished in the middle of a replayed block")
         pipeline.finish(into: &events)
         positionValid = false
         feed(sample: pipeline.nextSample, force: 0, position: nil, events: &events)
@@ -167,6 +228,7 @@ public struct GestureDriver: Sendable {
 
     /// The sensor was lost: `lost`, and a press in progress released.
     public mutating func sensorLost(timestampNs: Int64, pipeline: inout ForcePipeline, events: inout EventRing) {
+        precondition(!replay.isPending, "GestureDriver: the sensor lost in the middle of a replayed block")
         pipeline.sensorLost(timestampNs: timestampNs, into: &events)
         positionValid = false
         feed(sample: pipeline.nextSample, force: 0, position: nil, events: &events)

@@ -326,10 +326,79 @@ public struct PanelGestures: Sendable {
         // `block` (or an InlineArray subscript) copied the whole array per scan.
         let forceLanes = block.forces, xLanes = block.positionsX, yLanes = block.positionsY
         let forces = forceLanes.span, xs = xLanes.span, ys = yLanes.span, has = block.positionMask
+        if pressed && !suppressed && has == (1 << UInt32(Classifier.blockScans)) &- 1 && staysInCurrent(xs, ys) {
+            trackInCurrent(block.first, forces, xs, ys, into: &out)
+            return
+        }
         var k = 0
         while k < Classifier.blockScans {
             let p: PlatePoint? = (has >> UInt32(truncatingIfNeeded: k)) & 1 != 0 ? PlatePoint(x: xs[k], y: ys[k]) : nil
             track(sample: block.first &+ Int64(k), force: forces[k], position: p, into: &out)
+            k &+= 1
+        }
+    }
+
+    /// Whether every point of the block keeps the press in the region it is in
+    /// now (inside it grown by the hysteresis, as ``track(sample:force:position:into:)``
+    /// asks, in the same double arithmetic), or there are no regions.
+    private func staysInCurrent(_ xs: Span<Float>, _ ys: Span<Float>) -> Bool {
+        if regions.isEmpty { return true }
+        guard current >= 0 else { return false }
+        // The bounds read once per block, field by field (a copy of the region would retain its names).
+        let margin = Double(hysteresis)
+        let minX = regions[current].minX - margin, maxX = regions[current].maxX + margin
+        let minY = regions[current].minY - margin, maxY = regions[current].maxY + margin
+        var k = 0
+        while k < Classifier.blockScans {
+            // Region.contains(_:margin:) with the margin added once (the same doubles).
+            let x = Double(xs[k]), y = Double(ys[k])
+            guard x >= minX && x <= maxX && y >= minY && y <= maxY else { return false }
+            k &+= 1
+        }
+        return true
+    }
+
+    /// ``track(sample:force:position:into:)`` for each scan of a block in which
+    /// every scan has a position and the press stays in its current region
+    /// (``staysInCurrent(_:_:)``): the region, whether the press has left its
+    /// own and the levels are the same for every scan, so each scan only
+    /// checks for a spring, a move and progress.
+    private mutating func trackInCurrent(_ first: Int64, _ forces: Span<Float>, _ xs: Span<Float>, _ ys: Span<Float>,
+                                         into out: inout GestureRing) {
+        if !regions.isEmpty && current != start { left = true }
+        var springs = !regions.isEmpty && left && current >= 0 && !springFired
+        let springLevel = springs ? pop(current) : 0
+        let at = left ? current : start
+        var low: Float = 0, high: Float = 0
+        if progressInterval != nil {
+            low = peek(at) * releaseFraction
+            high = pop(at)
+        }
+        var k = 0
+        while k < Classifier.blockScans {
+            let sample = first &+ Int64(k), force = forces[k]
+            if springs && force >= springLevel {
+                springs = false
+                springFired = true
+                var r = record(.spring, sample, region: current)
+                r.x = xs[k]
+                r.y = ys[k]
+                out.pushLast(r)
+            }
+            if sample &- lastMove >= moveInterval {
+                lastMove = sample
+                var r = record(.move, sample, region: -1)
+                r.x = xs[k]
+                r.y = ys[k]
+                r.value = force
+                out.pushLast(r)
+            }
+            if let interval = progressInterval, sample &- lastProgress >= interval {
+                lastProgress = sample
+                var r = record(.progress, sample, region: at)
+                r.value = min(1, max(0, (force - low) / (high - low)))
+                out.pushLast(r)
+            }
             k &+= 1
         }
     }

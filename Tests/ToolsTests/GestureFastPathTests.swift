@@ -33,24 +33,37 @@ struct GestureFastPathTests {
     }
 
     /// The events of `advance` over the whole recording (and the finish), the blocks it took whole,
-    /// and how many of them during a press it followed.
-    static func batched(_ rec: Recording, _ setup: PanelSetup, _ regions: [Region], progressHz: Double?) -> ([GestureEvent], Int, pressed: Int) {
+    /// how many of them during a press it followed, the blocks it read whole and replayed
+    /// scan by scan, and the scans it stepped one at a time (read one at a time).
+    static func batched(_ rec: Recording, _ setup: PanelSetup, _ regions: [Region], progressHz: Double?)
+        -> ([GestureEvent], Int, pressed: Int, replayed: Int, stepped: Int) {
         var pipeline = setup.makePipeline()
         var driver = GestureDriver(regions: regions, settings: setup.settings, sampleRateHz: setup.sampleRateHz, progressHz: progressHz)
         var ring = EventRing()
         var out: [GestureEvent] = []
-        var blocks = 0
+        var blocks = 0, stepped = 0
         let size = setup.layout.scanSize
         rec.scans.withUnsafeBytes { raw in
             var i = 0
             while i < rec.scanCount {
-                let pressedBefore = driver.pressedBlocks
+                let pressedBefore = driver.pressedBlocks, replayedBefore = driver.replayedBlocks
+                let replaying = driver.replayPending
                 let n = driver.advance(scans: raw.baseAddress! + i * size, count: rec.scanCount - i, size: size, pipeline: &pipeline, events: &ring)
-                if n == Classifier.blockScans {
+                let replay = replaying || driver.replayedBlocks != replayedBefore
+                // A block is replayed only after it was read whole: never on a partial one at the end.
+                if driver.replayedBlocks != replayedBefore { #expect(rec.scanCount - i >= Classifier.blockScans) }
+                if replay {
+                    // Replayed scans up to the first that puts something out: at most one scan's output.
+                    #expect(driver.output.count <= GestureDriver.maximumOutputPerStep)
+                    #expect(!driver.output.isEmpty || !driver.replayPending)
+                } else if n == Classifier.blockScans {
                     blocks += 1
                     // A quiet block puts out nothing; a pressed one (a press the layer follows) its moves, springs and progress.
                     #expect(driver.otherEvents.isEmpty)
                     if driver.pressedBlocks == pressedBefore { #expect(driver.output.isEmpty) }
+                } else {
+                    #expect(n == 1)
+                    stepped += 1
                 }
                 i += n
                 for k in 0..<driver.output.count { out.append(driver.output[k].gestureEvent(regions: regions)) }
@@ -58,26 +71,29 @@ struct GestureFastPathTests {
         }
         driver.finish(pipeline: &pipeline, events: &ring)
         for k in 0..<driver.output.count { out.append(driver.output[k].gestureEvent(regions: regions)) }
-        return (out, blocks, driver.pressedBlocks)
+        return (out, blocks, driver.pressedBlocks, driver.replayedBlocks, stepped)
     }
 
     /// One recording under every layout, progress on and off.
-    static func check(_ rec: Recording, _ setup: PanelSetup, _ name: String) -> (events: Int, blocks: Int, scans: Int, pressed: Int) {
-        var events = 0, blocks = 0, scans = 0, pressed = 0
+    static func check(_ rec: Recording, _ setup: PanelSetup, _ name: String)
+        -> (events: Int, blocks: Int, scans: Int, pressed: Int, replayed: Int, stepped: Int) {
+        var events = 0, blocks = 0, scans = 0, pressed = 0, replayed = 0, stepped = 0
         for (layout, regions) in layouts(setup.settings) {
             for progress in [nil, 60.0] as [Double?] {
                 let reference = replayGestures(rec, setup: setup, regions: regions, progressHz: progress, perScan: true)
-                let (fast, taken, pressedTaken) = batched(rec, setup, regions, progressHz: progress)
+                let (fast, taken, pressedTaken, replayedTaken, steppedScans) = batched(rec, setup, regions, progressHz: progress)
                 #expect(fast == reference, "\(name) \(layout) progress \(progress.map { "\($0)" } ?? "off"): \(fast.count) events on the block path, \(reference.count) per scan; first difference at \((0..<min(fast.count, reference.count)).first { fast[$0] != reference[$0] } ?? min(fast.count, reference.count))")
                 // What replay --gestures (and so run) use is the block path.
                 #expect(replayGestures(rec, setup: setup, regions: regions, progressHz: progress) == fast, "\(name) \(layout)")
                 events += reference.count
                 blocks += taken
                 pressed += pressedTaken
+                replayed += replayedTaken
+                stepped += steppedScans
                 scans += rec.scanCount
             }
         }
-        return (events, blocks, scans, pressed)
+        return (events, blocks, scans, pressed, replayed, stepped)
     }
 
     @Test("Sliding corpus (seeds 21-24): the block path gives the per-scan gesture events, and takes most idle blocks whole")
@@ -85,9 +101,12 @@ struct GestureFastPathTests {
         for seed in SlidingTests.seeds {
             let rec = try Synthesizer.synthesize(SlidingTests.options(seed)).recording
             let setup = try PanelSetup(metadata: rec.metadata, file: "slide-s\(seed).json")
-            let (events, blocks, scans, pressed) = Self.check(rec, setup, "slide-s\(seed)")
+            let (events, blocks, scans, pressed, replayed, stepped) = Self.check(rec, setup, "slide-s\(seed)")
             // Held presses go through the block path too (the layer follows them from the block's positions).
             #expect(pressed > 20, "seed \(seed): \(pressed) pressed blocks")
+            // Blocks refused around peeks, pops and releases are replayed from their read, not stepped scan by scan.
+            #expect(replayed > 20, "seed \(seed): \(replayed) replayed blocks")
+            #expect(Double(stepped) < 0.01 * Double(scans), "seed \(seed): \(stepped) scans of \(scans) stepped one at a time")
             #expect(events > 500, "seed \(seed): \(events) events")
             // Most of a minute of presses is idle: the fast path must carry a good part of it.
             #expect(Double(blocks * Classifier.blockScans) > 0.3 * Double(scans), "seed \(seed): \(blocks) blocks over \(scans) scans")
@@ -101,8 +120,10 @@ struct GestureFastPathTests {
             let rec = try Recording.load(url)
             let setup = try PanelSetup(metadata: rec.metadata, file: url.path)
             try #require(setup.positions != nil, "\(name) has cell positions")
-            let (events, blocks, scans, pressed) = Self.check(rec, setup, name)
+            let (events, blocks, scans, pressed, replayed, stepped) = Self.check(rec, setup, name)
             #expect(pressed > 10, "\(name): \(pressed) pressed blocks")
+            #expect(replayed > 10, "\(name): \(replayed) replayed blocks")
+            #expect(Double(stepped) < 0.01 * Double(scans), "\(name): \(stepped) scans of \(scans) stepped one at a time")
             #expect(events > 50, "\(name): \(events) events")
             #expect(Double(blocks * Classifier.blockScans) > 0.3 * Double(scans), "\(name): \(blocks) blocks over \(scans) scans")
         }
@@ -128,7 +149,7 @@ struct GestureFastPathTests {
         touches += GestureTests.idle(400)
         let (rec, setup) = try GestureTests.recording(touches)
         let reference = replayGestures(rec, setup: setup, regions: [left, right], perScan: true)
-        let (fast, blocks, _) = Self.batched(rec, setup, [left, right], progressHz: nil)
+        let (fast, blocks, _, _, _) = Self.batched(rec, setup, [left, right], progressHz: nil)
         #expect(GestureTests.kinds(reference) == ["peek(right)", "release(right)", "peek(left)", "hold(left)", "release(left)"], "\(GestureTests.kinds(reference))")
         #expect(fast == reference, "\(GestureTests.kinds(fast))")
         #expect(blocks > 50, "blocks taken whole: \(blocks)")
@@ -149,7 +170,7 @@ struct GestureFastPathTests {
         touches += GestureTests.idle(300)
         let (rec, setup) = try GestureTests.recording(touches)
         let reference = replayGestures(rec, setup: setup, regions: [left, right], perScan: true)
-        let (fast, blocks, _) = Self.batched(rec, setup, [left, right], progressHz: nil)
+        let (fast, blocks, _, _, _) = Self.batched(rec, setup, [left, right], progressHz: nil)
         #expect(GestureTests.kinds(reference).first == "peek(left)", "\(GestureTests.kinds(reference))")
         #expect(fast == reference, "block path \(fast.prefix(2)), per scan \(reference.prefix(2))")
         #expect(blocks > 30, "blocks taken whole: \(blocks)")
