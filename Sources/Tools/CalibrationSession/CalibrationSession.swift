@@ -38,7 +38,8 @@ public struct CalibrationSession: Sendable {
     // thousands of counts a second, so over the seconds a mass rests the
     // panel's zero moves by more than the noise band the load must come back
     // to. While idle, a line through the last levels gives where the rest is
-    // heading; a load is over when the reading is back on that line.
+    // heading; a load is over when the reading is back between the rest before
+    // it and that line.
     /// The idle levels since the last load (at most `restFitScans`), for that line.
     private var idleLevels: [Double] = []
     /// How fast the resting level runs, counts per scan: the line's slope
@@ -137,6 +138,11 @@ public struct CalibrationSession: Sendable {
         idleLevels = []
     }
 
+    /// The resting level now: `rest` follows the idle level over a second, so on
+    /// a drift it lags by a second of it (a bridge warming at 4000 counts/s
+    /// would otherwise read as a load above a quiet converter's threshold).
+    private var idleRest: Double { rest + restRate * (scansPerSecond - 1) }
+
     /// Where the resting level stands on `scan`, by a line through the idle
     /// levels before the load: their mean carried along `restRate`, which the
     /// line's own slope replaces once a second of them gives one. The last few
@@ -144,7 +150,7 @@ public struct CalibrationSession: Sendable {
     private mutating func restLine(atScan scan: Int, lastIdleScan: Int) -> Double {
         let onset = max(3, Int(0.02 * scansPerSecond))
         let usable = Array(idleLevels.suffix(restFitScans + onset).dropLast(onset))
-        guard usable.count >= 3 else { return rest + restRate * Double(scan - lastIdleScan) }
+        guard usable.count >= 3 else { return idleRest + restRate * Double(scan - lastIdleScan) }
         let fit = lineFit(usable)
         if usable.count >= Int(scansPerSecond) { restRate = fit.slope }
         // `usable` ends `onset` scans before the last idle one.
@@ -211,8 +217,10 @@ public struct CalibrationSession: Sendable {
         if !active {
             // Before the calibration is known a load may read either way (negative
             // gain); after it, `delta` runs every channel the way a load reads.
-            if level - rest > threshold || (channelSigns.isEmpty && rest - level > threshold) {
-                activitySign = level - rest >= 0 ? 1 : -1
+            // While weighing, the idle rest with its lag behind the drift put back (see `idleRest`).
+            let reference = step.weighs ? idleRest : rest
+            if level - reference > threshold || (channelSigns.isEmpty && reference - level > threshold) {
+                activitySign = level - reference >= 0 ? 1 : -1
                 active = true
                 quietScans = 0
                 restAtStart = restLine(atScan: sample, lastIdleScan: sample - 1)
@@ -266,24 +274,24 @@ public struct CalibrationSession: Sendable {
         active = false
         lastActivityEnd = sample
         let count = segmentSum.count - quietScans
-        // Where the reading settled once the load was gone, above the rest before it:
-        // the drift during the activity (a mass is weighed from the middle of the two).
-        let settledAfter = activitySign * segmentSum.suffix(quietScans).reduce(0, +) / Double(max(1, quietScans))
         let sums = Array(segmentSum.prefix(count))
         let channels = segment.map { Array($0.prefix(count)) }
+        // Where the reading settled once the activity was gone. The idle levels start
+        // again from it: the levels before the activity, seconds of drift ago, would bend the line.
         let tail = segmentSum.suffix(quietScans).map { rest + activitySign * $0 }
-        // The idle levels start again from the quiet tail: the levels before the
-        // activity, seconds of drift ago, would bend the line.
         idleLevels = tail
         segment = []
         segmentSum = []
         switch step {
         case .mass, .cell, .check:
-            // The rest goes on from where the reading settled, the quiet tail the
-            // start of its new line (not from before the load, seconds of drift ago).
-            let restBefore = rest
-            rest = tail.reduce(0, +) / Double(max(1, tail.count))
-            return finishLoad(sums: sums, channels: channels, endScan: sample, restBefore: restBefore, driftDuring: settledAfter)
+            // Where the drift line from before the load put the rest when the tail settled.
+            let line = restAtStart + restRate * (Double(sample - activityStartScan) - Double(quietScans) / 2)
+            let restAfter = tail.reduce(0, +) / Double(max(1, tail.count))
+            // The rest goes on from where the reading settled (not from before the load,
+            // seconds of drift ago), its lag behind the drift included (`idleRest` takes it off).
+            rest = restAfter - restRate * (scansPerSecond - 1)
+            return finishLoad(sums: sums, channels: channels, endScan: sample, restBefore: restAtStart, restAfter: restAfter,
+                              bend: abs(restAfter - line))
         case .light, .firm: return finishPress(sums: sums, channels: channels, endScan: sample)
         default: return []
         }
@@ -315,15 +323,21 @@ public struct CalibrationSession: Sendable {
     }
 
     /// A resting load ended: weigh it and move on by the step it belongs to.
+    ///
+    /// - Parameters:
+    ///   - sums: the summed counts above `rest` (as it was during the load), per scan.
+    ///   - restBefore: the resting level when the load came, by the idle drift's line.
+    ///   - restAfter: where the reading settled once the load was gone.
+    ///   - bend: how far `restAfter` is from where that line was heading.
     private mutating func finishLoad(sums: [Double], channels: [[Double]], endScan: Int, restBefore: Double,
-                                     driftDuring: Double) -> [SessionNote] {
+                                     restAfter: Double, bend: Double) -> [SessionNote] {
         let step = self.step
         // Measured from the resting level around the load -- midway between the rest
         // just before it (followed while idle) and where the reading settled after
         // it -- not from the zero of the unloaded step seconds earlier: the zero drifts.
         // An equal share per channel, back in each channel's raw direction
         // (`rest` runs the way a load reads once the calibration is known).
-        let restShare = (restBefore + driftDuring / 2) / Double(channels.count)
+        let restShare = (restBefore + restAfter) / 2 / Double(channels.count)
         let restShares = channels.indices.map { channelSigns.isEmpty ? restShare : channelSigns[$0] * restShare }
         let load: RestingLoad
         switch RestingLoad.measure(sums: sums, channels: channels, zeros: unloaded!.zeroRaw, restShares: restShares,
@@ -334,6 +348,14 @@ public struct CalibrationSession: Sendable {
             return [.problem(step, "the load stayed only \(n(seconds, 1)) s; set the mass down and leave it still for about three seconds", restart: step)]
         case .failure(.unsteady(let residual, let mean)):
             return [.problem(step, "the load was not steady (wavered \(n(residual, 0)) counts rms around \(n(mean, 0))); a mass must rest still, not be held by hand", restart: step)]
+        }
+        // The rest under the load is taken midway between before and after it, true
+        // where it ran along a line. Where it settled off the line the idle drift
+        // drew, it bent under the load, and the midway rest may be off by up to
+        // half of that: past half a percent of the load, the weighing is a guess.
+        let loadCounts = abs(load.deltas.reduce(0, +))
+        if bend / 2 > 0.005 * loadCounts {
+            return [.problem(step, "the panel's resting level bent under the load: after it, the reading settled \(n(bend, 0)) counts from where its drift (\(n(restRate * scansPerSecond, 0)) counts/s) was heading, so the weighing could be off by \(n(bend / 2 / max(loadCounts, 1) * 100, 1)) %; let the panel settle (a bridge warms up for minutes after power-on), then set the mass down again", restart: step)]
         }
         let massIndex: Int
         if case .mass(let i) = step { massIndex = i } else { massIndex = 0 }
