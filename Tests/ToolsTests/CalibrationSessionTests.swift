@@ -133,10 +133,8 @@ struct CalibrationSessionTests {
     }
 
     /// Sessions of a bar (two cells) and a triangle (three): seed 1 for the bar,
-    /// seed 2 for the triangle (seed 1's drift on three cells, the same for every
-    /// unit, runs at about 2800 counts/s, and the weighing step then never sees
-    /// the panel settle between placements: a limit of the session's activity
-    /// detector that four cells show too at seeds 2, 4 and 6 with unit 9).
+    /// seed 2 for the triangle (seed 1's, drifting about 2800 counts/s, are in
+    /// `DriftingCalibrationTests`).
     static let smallPanelSessions: [(PanelKind, UInt64, UInt64)] = [
         (.panel2, 1, 3), (.panel2, 1, 9), (.panel2, 1, 17), (.panel3, 2, 3), (.panel3, 2, 9), (.panel3, 2, 17),
     ]
