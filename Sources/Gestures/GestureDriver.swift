@@ -126,8 +126,8 @@ public struct GestureDriver: Sendable {
     }
 
     /// The layer's part of a step, once the pipeline has classified scan `sample`.
-    @inline(__always)
     /// `replayed`: the scan was replayed (its centre of pressure is the replay's).
+    @inline(__always)
     private mutating func afterScan(sample: Int64, replayed: Bool, pipeline: inout ForcePipeline, events: inout EventRing) {
         // The centre of pressure, read once: for the layer, and for the next step's level check.
         let needed = !events.isEmpty || gestures.needsScans
