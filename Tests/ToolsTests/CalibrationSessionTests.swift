@@ -6,6 +6,18 @@ import ForceStageCore
 @testable import ForceStageFormats
 @testable import ForceStageTools
 
+/// Expects each saved channel's gain within 1 % of the model's (both straight lines).
+func expectGainsWithinOnePercent(_ saved: [ForceChannelCalibration], model: [ForceChannelCalibration], _ label: String,
+                                 sourceLocation: SourceLocation = #_sourceLocation) {
+    for (c, truth) in zip(saved, model) {
+        guard case .linear(_, let gain) = c.mapping, case .linear(_, let line) = truth.mapping else {
+            Issue.record("\(label) \(c.channel): not linear", sourceLocation: sourceLocation)
+            continue
+        }
+        #expect(abs(gain / line - 1) < 0.01, "\(label) \(c.channel): \(gain) N/count vs the model's \(line)", sourceLocation: sourceLocation)
+    }
+}
+
 /// Runs a calibration session over a recording's scans, as `calibrate --from-recording` does.
 func runSession(_ recording: Recording, masses: [Double], curve: Bool = false) throws -> (CalibrationSession, [SessionNote]) {
     let meta = recording.metadata
@@ -121,10 +133,7 @@ struct CalibrationSessionTests {
         let (s, notes) = try runSession(session.recording, masses: [500])
         let result = try #require(s.result, "notes: \(notes)")
         #expect(result.calibration.count == 4)
-        for (c, truth) in zip(result.calibration, session.model.calibration.force) {
-            guard case .linear(_, let gain) = c.mapping, case .linear(_, let model) = truth.mapping else { Issue.record("not linear"); continue }
-            #expect(abs(gain / model - 1) < 0.01, "\(c.channel): \(gain) N/count vs the model's \(model)")
-        }
+        expectGainsWithinOnePercent(result.calibration, model: session.model.calibration.force, "panel4 unit \(unit)")
         #expect(result.calibration.map(\.position) == [PlatePoint(x: 0, y: 0), PlatePoint(x: 1, y: 0), PlatePoint(x: 0, y: 1), PlatePoint(x: 1, y: 1)])
         // The check on the middle, which no placement used, read the mass back.
         let check = notes.compactMap { n -> String? in if case .measured(.check, let text) = n { return text }; return nil }
@@ -148,10 +157,7 @@ struct CalibrationSessionTests {
         let (s, notes) = try runSession(session.recording, masses: [500])
         let result = try #require(s.result, "\(panel.rawValue) unit \(unit): \(notes)")
         #expect(result.calibration.count == panel.cellCount)
-        for (c, truth) in zip(result.calibration, session.model.calibration.force) {
-            guard case .linear(_, let gain) = c.mapping, case .linear(_, let model) = truth.mapping else { Issue.record("not linear"); continue }
-            #expect(abs(gain / model - 1) < 0.01, "\(panel.rawValue) unit \(unit) \(c.channel): \(gain) N/count vs the model's \(model)")
-        }
+        expectGainsWithinOnePercent(result.calibration, model: session.model.calibration.force, "\(panel.rawValue) unit \(unit)")
         let standard = try #require(CellPositions.standard(forCells: panel.cellCount))
         #expect(result.calibration.map(\.position) == (0..<standard.count).map { standard[$0] })
         #expect(notes.contains(.started(.cell(panel.cellCount - 1))) && !notes.contains(.started(.cell(panel.cellCount))))

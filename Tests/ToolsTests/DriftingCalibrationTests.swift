@@ -24,10 +24,7 @@ struct DriftingCalibrationTests {
         #expect(problems.isEmpty, "\(panel.rawValue) seed \(seed) unit \(unit): \(problems)")
         let result = try #require(s.result, "\(panel.rawValue) seed \(seed) unit \(unit): \(notes)")
         #expect(result.calibration.count == panel.cellCount)
-        for (c, truth) in zip(result.calibration, session.model.calibration.force) {
-            guard case .linear(_, let gain) = c.mapping, case .linear(_, let model) = truth.mapping else { Issue.record("not linear"); continue }
-            #expect(abs(gain / model - 1) < 0.01, "\(panel.rawValue) seed \(seed) unit \(unit) \(c.channel): \(gain) N/count vs the model's \(model)")
-        }
+        expectGainsWithinOnePercent(result.calibration, model: session.model.calibration.force, "\(panel.rawValue) seed \(seed) unit \(unit)")
     }
 
     // MARK: - Hand-made: the four-cell panel of `CellCalibrationTests`, its zero moved by `zero`
