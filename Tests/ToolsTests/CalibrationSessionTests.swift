@@ -43,6 +43,18 @@ func runSession(_ recording: Recording, masses: [Double], curve: Bool = false) t
     return (session, notes)
 }
 
+/// Synthesizes a calibration session of `panel` (`seed`, `unit`) with `masses`
+/// set down and runs it, as `calibrate --from-recording` does; `recording`
+/// transforms the recording first (e.g. cells wired with negative gain).
+func runSynthesizedSession(_ panel: PanelKind, seed: UInt64 = 1, unit: UInt64, masses: [Double] = [500], curve: Bool = false,
+                           recording transform: (Recording) throws -> Recording = { $0 })
+    throws -> (synth: SynthResult, session: CalibrationSession, notes: [SessionNote]) {
+    let synth = try Synthesizer.synthesize(SynthOptions(panel: panel, seed: seed, duration: 1, unitSeed: unit,
+                                                        script: .calibrationSession(massesGrams: masses)))
+    let (s, notes) = try runSession(try transform(synth.recording), masses: masses, curve: curve)
+    return (synth, s, notes)
+}
+
 /// The noise-free force of a press script between two times, sampled finely.
 private func forceRange(_ press: Press, from: Double, to: Double) -> ClosedRange<Double> {
     var low = Double.infinity, high = -Double.infinity
@@ -91,9 +103,7 @@ struct CalibrationSessionTests {
 
     @Test("An HX711 session: scale within 0.3 %, levels between the model's light and firm presses, F1 1.0 held back", arguments: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 21, 22, 23] as [UInt64])
     func hx711Session(unit: UInt64) throws {
-        let session = try Synthesizer.synthesize(SynthOptions(panel: .hx711at80, seed: 1, duration: 1, unitSeed: unit,
-                                                              script: .calibrationSession(massesGrams: [500])))
-        let (s, notes) = try runSession(session.recording, masses: [500])
+        let (session, s, notes) = try runSynthesizedSession(.hx711at80, unit: unit)
         let result = try #require(s.result, "notes: \(notes)")
         guard case .linear(_, let scale) = result.calibration[0].mapping,
               case .linear(_, let truth) = session.model.calibration.force[0].mapping else { Issue.record("not linear"); return }
@@ -110,9 +120,7 @@ struct CalibrationSessionTests {
     @Test("An FSR session with four masses makes a monotone curve through them and scores F1 1.0 held back")
     func fsrSession() throws {
         let masses = [50.0, 100, 200, 500]
-        let session = try Synthesizer.synthesize(SynthOptions(panel: .fsrADS1115, seed: 1, duration: 1, unitSeed: 5,
-                                                              script: .calibrationSession(massesGrams: masses)))
-        let (s, notes) = try runSession(session.recording, masses: masses, curve: true)
+        let (session, s, notes) = try runSynthesizedSession(.fsrADS1115, unit: 5, masses: masses, curve: true)
         let result = try #require(s.result, "notes: \(notes)")
         guard case .curve(let points) = result.calibration[0].mapping else { Issue.record("not a curve"); return }
         #expect(points.count == masses.count + 2, "zero, each mass, and the rail")
@@ -128,9 +136,7 @@ struct CalibrationSessionTests {
     @Test("A four-cell panel is calibrated cell by cell: each gain within 1 % of the model's, positions at the corners, F1 1.0 held back",
           arguments: [9, 3, 17] as [UInt64])
     func panel4Session(unit: UInt64) throws {
-        let session = try Synthesizer.synthesize(SynthOptions(panel: .panel4, seed: 1, duration: 1, unitSeed: unit,
-                                                              script: .calibrationSession(massesGrams: [500])))
-        let (s, notes) = try runSession(session.recording, masses: [500])
+        let (session, s, notes) = try runSynthesizedSession(.panel4, unit: unit)
         let result = try #require(s.result, "notes: \(notes)")
         #expect(result.calibration.count == 4)
         expectGainsWithinOnePercent(result.calibration, model: session.model.calibration.force, "panel4 unit \(unit)")
@@ -152,9 +158,7 @@ struct CalibrationSessionTests {
           arguments: 0..<6)
     func smallPanelSession(index: Int) throws {
         let (panel, seed, unit) = Self.smallPanelSessions[index]
-        let session = try Synthesizer.synthesize(SynthOptions(panel: panel, seed: seed, duration: 1, unitSeed: unit,
-                                                              script: .calibrationSession(massesGrams: [500])))
-        let (s, notes) = try runSession(session.recording, masses: [500])
+        let (session, s, notes) = try runSynthesizedSession(panel, seed: seed, unit: unit)
         let result = try #require(s.result, "\(panel.rawValue) unit \(unit): \(notes)")
         #expect(result.calibration.count == panel.cellCount)
         expectGainsWithinOnePercent(result.calibration, model: session.model.calibration.force, "\(panel.rawValue) unit \(unit)")
@@ -197,10 +201,8 @@ struct CalibrationSessionTests {
     @Test("A load cell wired with negative gain calibrates like its twin: the scale negative, the levels and the verified presses the same",
           arguments: [1, 22] as [UInt64])
     func negativeGainSession(unit: UInt64) throws {
-        let session = try Synthesizer.synthesize(SynthOptions(panel: .hx711at80, seed: 1, duration: 1, unitSeed: unit,
-                                                              script: .calibrationSession(massesGrams: [500])))
-        let (twin, twinNotes) = try runSession(session.recording, masses: [500])
-        let (s, notes) = try runSession(try Self.negativeGain(session.recording, cells: [0]), masses: [500])
+        let (_, twin, twinNotes) = try runSynthesizedSession(.hx711at80, unit: unit)
+        let (_, s, notes) = try runSynthesizedSession(.hx711at80, unit: unit) { try Self.negativeGain($0, cells: [0]) }
         let result = try #require(s.result, "notes: \(notes)")
         let positive = try #require(twin.result, "notes: \(twinNotes)")
         guard case .linear(let zero, let scale) = result.calibration[0].mapping,
@@ -217,9 +219,7 @@ struct CalibrationSessionTests {
     @Test("A four-cell panel with cells wired with negative gain: each gain within 2 % of the model's, with its sign; the check passes",
           arguments: [[1], [0, 1, 2, 3]] as [[Int]])
     func negativeGainCells(cells: [Int]) throws {
-        let session = try Synthesizer.synthesize(SynthOptions(panel: .panel4, seed: 1, duration: 1, unitSeed: 9,
-                                                              script: .calibrationSession(massesGrams: [500])))
-        let (s, notes) = try runSession(try Self.negativeGain(session.recording, cells: Set(cells)), masses: [500])
+        let (session, s, notes) = try runSynthesizedSession(.panel4, unit: 9) { try Self.negativeGain($0, cells: Set(cells)) }
         let result = try #require(s.result, "notes: \(notes)")
         for (c, (cal, truth)) in zip(result.calibration, session.model.calibration.force).enumerated() {
             guard case .linear(_, let gain) = cal.mapping, case .linear(_, let model) = truth.mapping else { Issue.record("not linear"); continue }
@@ -237,9 +237,9 @@ struct CalibrationSessionTests {
     @Test("An FSR read so that force lowers the counts: the curve runs down to the lower rail, ascending in raw, through each mass")
     func negativeGainCurve() throws {
         let masses = [50.0, 100, 200, 500]
-        let session = try Synthesizer.synthesize(SynthOptions(panel: .fsrADS1115, seed: 1, duration: 1, unitSeed: 5,
-                                                              script: .calibrationSession(massesGrams: masses)))
-        let (s, notes) = try runSession(try Self.negativeGain(session.recording, cells: [0]), masses: masses, curve: true)
+        let (session, s, notes) = try runSynthesizedSession(.fsrADS1115, unit: 5, masses: masses, curve: true) {
+            try Self.negativeGain($0, cells: [0])
+        }
         let result = try #require(s.result, "notes: \(notes)")
         guard case .curve(let points) = result.calibration[0].mapping, case .fsr(let divider) = session.model.transducers[0] else {
             Issue.record("not a curve"); return

@@ -24,7 +24,6 @@ public struct CalibrationSession: Sendable {
     private(set) public var unloaded: UnloadedMeasurement?
     // Activity detection over the summed counts.
     private var window: [Double] = []          // the last three summed deltas, for the median
-    private var rest = 0.0                      // the resting level (counts), followed while idle
     private var active = false
     /// +1 or -1: which way the current activity moved the summed counts. A
     /// cell wired with negative gain reads lower under a load; until the
@@ -34,20 +33,9 @@ public struct CalibrationSession: Sendable {
     /// the calibration once it is known (empty until then: every channel +1).
     private var channelSigns: [Double] = []
     private var quietScans = 0
-    // The resting level under a resting load: a bridge warming up drifts by
-    // thousands of counts a second, so over the seconds a mass rests the
-    // panel's zero moves by more than the noise band the load must come back
-    // to. While idle, a line through the last levels gives where the rest is
-    // heading; a load is over when the reading is back between the rest before
-    // it and that line.
-    /// The idle levels since the last load (at most `restFitScans`), for that line.
-    private var idleLevels: [Double] = []
-    /// How fast the resting level runs, counts per scan: the line's slope
-    /// (the unloaded step's drift until a second of idle levels gives one).
-    private var restRate = 0.0
-    /// Where that line put the rest when the current load came, and on which scan.
-    private var restAtStart = 0.0
-    private var activityStartScan = 0
+    /// The resting level, followed while idle along the drift: what a load
+    /// and a press are measured from, and the band they must come back to.
+    private var resting: RestTracker
     /// The current load's highest level above the line, and how many scans ago
     /// it was lifted (the reading below half of that) without the reading
     /// settling back on the line.
@@ -79,6 +67,7 @@ public struct CalibrationSession: Sendable {
         self.plan = plan
         massesGrams = Array(repeating: nil, count: plan.perCell ? 1 : max(1, plan.massCount))
         unloadedRaw = Array(repeating: [], count: plan.channels.count)
+        resting = RestTracker(scansPerSecond: plan.sampleRateHz)
     }
 
     private var scansPerSecond: Double { plan.sampleRateHz }
@@ -87,8 +76,6 @@ public struct CalibrationSession: Sendable {
     /// once the calibration is known at least a tenth of a newton (a panel that
     /// relaxes slowly after a press, like an FSR, stays above its noise for a while).
     private var threshold: Double { max(15 * noise, pressFloorCounts) }
-    /// Two seconds of idle levels fit the resting level's line.
-    private var restFitScans: Int { max(8, Int(2 * scansPerSecond)) }
     /// A lifted load whose reading stays off the resting level's line this long
     /// means the unloaded reading wandered (not drifted along a line) under it.
     private var wanderScans: Int { max(8, Int(2 * scansPerSecond)) }
@@ -135,26 +122,7 @@ public struct CalibrationSession: Sendable {
         quietScans = 0
         segment = []
         segmentSum = []
-        idleLevels = []
-    }
-
-    /// The resting level now: `rest` follows the idle level over a second, so on
-    /// a drift it lags by a second of it (a bridge warming at 4000 counts/s
-    /// would otherwise read as a load above a quiet converter's threshold).
-    private var idleRest: Double { rest + restRate * (scansPerSecond - 1) }
-
-    /// Where the resting level stands on `scan`, by a line through the idle
-    /// levels before the load: their mean carried along `restRate`, which the
-    /// line's own slope replaces once a second of them gives one. The last few
-    /// levels (the load's onset, below the threshold) are left out.
-    private mutating func restLine(atScan scan: Int, lastIdleScan: Int) -> Double {
-        let onset = max(3, Int(0.02 * scansPerSecond))
-        let usable = Array(idleLevels.suffix(restFitScans + onset).dropLast(onset))
-        guard usable.count >= 3 else { return idleRest + restRate * Double(scan - lastIdleScan) }
-        let fit = lineFit(usable)
-        if usable.count >= Int(scansPerSecond) { restRate = fit.slope }
-        // `usable` ends `onset` scans before the last idle one.
-        return fit.mean + restRate * (Double(usable.count - 1) / 2 + Double(onset + scan - lastIdleScan))
+        resting.forgetLevels()
     }
 
     private mutating func begin(_ next: CalibrationStep, at scan: Int) -> [SessionNote] {
@@ -195,9 +163,7 @@ public struct CalibrationSession: Sendable {
         unloaded = measurement
         idleScans = have
         idleSpikes = measurement.spikes
-        rest = 0
-        restRate = measurement.driftCountsPerSecond / scansPerSecond
-        idleLevels = []
+        resting.reset(rest: 0, rate: measurement.driftCountsPerSecond / scansPerSecond)
         notes.append(.measured(.unloaded, "zero \(measurement.zeroRaw.map { n($0, 0) }.joined(separator: ", ")) counts, noise \(n(measurement.noiseCounts, 1)) counts rms, drift \(n(measurement.driftCountsPerSecond, 1)) counts/s, \(measurement.spikes) spike\(measurement.spikes == 1 ? "" : "s") in \(n(measurement.seconds, 1)) s"))
         return notes + begin(plan.perCell ? .cell(0) : .mass(0), at: sample + 1)
     }
@@ -217,14 +183,13 @@ public struct CalibrationSession: Sendable {
         if !active {
             // Before the calibration is known a load may read either way (negative
             // gain); after it, `delta` runs every channel the way a load reads.
-            // While weighing, the idle rest with its lag behind the drift put back (see `idleRest`).
-            let reference = step.weighs ? idleRest : rest
+            // The idle rest with its lag behind the drift put back (see `RestTracker.idleRest`).
+            let reference = resting.idleRest
             if level - reference > threshold || (channelSigns.isEmpty && reference - level > threshold) {
                 activitySign = level - reference >= 0 ? 1 : -1
                 active = true
                 quietScans = 0
-                restAtStart = restLine(atScan: sample, lastIdleScan: sample - 1)
-                activityStartScan = sample
+                resting.begin(atScan: sample, lastIdleScan: sample - 1)
                 loadTop = 0
                 liftedScans = 0
                 segment = Array(repeating: [], count: raw.count)
@@ -233,9 +198,7 @@ public struct CalibrationSession: Sendable {
                 // Follow the resting level slowly (drift), and count idle spikes.
                 if window.count == 3, abs(d - level) > 12 * noise { idleSpikes += 1 }
                 idleScans += 1
-                rest += (level - rest) / (scansPerSecond * 1.0)
-                idleLevels.append(level)
-                if idleLevels.count > 2 * restFitScans { idleLevels.removeFirst(idleLevels.count - restFitScans) }
+                resting.idle(level, atScan: sample)
                 let idle = Double(sample - max(lastActivityEnd, stepStartScan)) / scansPerSecond
                 if step == .light || step == .firm, idle > plan.pressTimeoutSeconds { return timeout(sample) }
                 if step.weighs, idle > 2 * plan.pressTimeoutSeconds {
@@ -246,27 +209,22 @@ public struct CalibrationSession: Sendable {
             }
         }
         for c in raw.indices { segment[c].append(Double(raw[c])) }
-        segmentSum.append(activitySign * (level - rest))
+        segmentSum.append(activitySign * (level - resting.atStart))
+        // Over when the reading is back where the panel rests: between the rest
+        // when the activity came and where its drift was taking it.
+        let above = resting.distance(of: level, sign: activitySign, atScan: sample)
         if step.weighs {
-            // A resting load is over when the reading is back where the panel rests:
-            // between the level before the load and where its drift was taking it
-            // (a bridge's drift slows as it warms, so the line is the far end),
-            // within half the threshold either side (a reading that settled well
-            // below the rest did not come back either).
-            let heading = restAtStart + restRate * Double(sample - activityStartScan)
-            let above = activitySign * (level - min(max(level, min(restAtStart, heading)), max(restAtStart, heading)))
+            // A resting load: within half the threshold either side (a reading
+            // that settled well below the rest did not come back either).
             loadTop = max(loadTop, above)
             if abs(above) < threshold / 2 { quietScans += 1 } else { quietScans = 0 }
             if above < loadTop / 2 { liftedScans += 1 } else { liftedScans = 0 }
             if liftedScans >= wanderScans { return wandered(level: level, above: above, sample: sample) }
         } else {
-            // A press: over once the reading is back near the rest before it, or,
-            // where the panel drifts the way the press reads, near where the drift
-            // took that rest. (Never below it: a panel that relaxes after a press,
-            // like an FSR, drifts down while idle, and the press ends as before.)
-            let heading = rest + restRate * Double(sample - activityStartScan)
-            let reference = activitySign > 0 ? max(rest, heading) : min(rest, heading)
-            if activitySign * (level - reference) < threshold / 2 { quietScans += 1 } else { quietScans = 0 }
+            // A press: within half the threshold above the band, or anywhere below
+            // it (a panel that relaxes after a press, like an FSR, settles below
+            // the line while idle, and the press is over all the same).
+            if above < threshold / 2 { quietScans += 1 } else { quietScans = 0 }
         }
         let quietNeeded = max(3, Int(0.25 * scansPerSecond))
         guard quietScans >= quietNeeded else { return [] }
@@ -276,21 +234,18 @@ public struct CalibrationSession: Sendable {
         let count = segmentSum.count - quietScans
         let sums = Array(segmentSum.prefix(count))
         let channels = segment.map { Array($0.prefix(count)) }
-        // Where the reading settled once the activity was gone. The idle levels start
-        // again from it: the levels before the activity, seconds of drift ago, would bend the line.
-        let tail = segmentSum.suffix(quietScans).map { rest + activitySign * $0 }
-        idleLevels = tail
+        // Where the reading settled once the activity was gone: the rest goes on from
+        // it (not from before the activity, seconds of drift ago), and its levels join the
+        // line (the levels before a load, over two seconds old by now, leave it).
+        let tail = segmentSum.suffix(quietScans).map { resting.atStart + activitySign * $0 }
+        let restAfter = resting.settled(tail, endScan: sample)
         segment = []
         segmentSum = []
         switch step {
         case .mass, .cell, .check:
             // Where the drift line from before the load put the rest when the tail settled.
-            let line = restAtStart + restRate * (Double(sample - activityStartScan) - Double(quietScans) / 2)
-            let restAfter = tail.reduce(0, +) / Double(max(1, tail.count))
-            // The rest goes on from where the reading settled (not from before the load,
-            // seconds of drift ago), its lag behind the drift included (`idleRest` takes it off).
-            rest = restAfter - restRate * (scansPerSecond - 1)
-            return finishLoad(sums: sums, channels: channels, endScan: sample, restBefore: restAtStart, restAfter: restAfter,
+            let line = resting.heading(atScan: sample) - resting.rate * Double(quietScans) / 2
+            return finishLoad(sums: sums, channels: channels, endScan: sample, restBefore: resting.atStart, restAfter: restAfter,
                               bend: abs(restAfter - line))
         case .light, .firm: return finishPress(sums: sums, channels: channels, endScan: sample)
         default: return []
@@ -301,14 +256,13 @@ public struct CalibrationSession: Sendable {
     /// the unloaded reading wandered under the load, so no resting level around
     /// it can be trusted. Said, and the step starts again from the reading as it is.
     private mutating func wandered(level: Double, above: Double, sample: Int) -> [SessionNote] {
-        let drift = restRate * scansPerSecond
+        let drift = resting.rate * scansPerSecond
         active = false
         lastActivityEnd = sample
         segment = []
         segmentSum = []
         quietScans = 0
-        rest = level
-        idleLevels = []
+        resting.restart(at: level)
         return [.problem(step, "after the load was lifted the reading stayed \(n(abs(above), 0)) counts \(above >= 0 ? "above" : "below") both the level the panel rested at before it and where its drift (\(n(drift, 0)) counts/s) was taking it, for \(Int(Double(wanderScans) / scansPerSecond)) s: its zero wanders; let the panel settle (a bridge warms up for minutes after power-on), then set the mass down again", restart: step)]
     }
 
@@ -325,7 +279,7 @@ public struct CalibrationSession: Sendable {
     /// A resting load ended: weigh it and move on by the step it belongs to.
     ///
     /// - Parameters:
-    ///   - sums: the summed counts above `rest` (as it was during the load), per scan.
+    ///   - sums: the summed counts above the rest when the load came, per scan.
     ///   - restBefore: the resting level when the load came, by the idle drift's line.
     ///   - restAfter: where the reading settled once the load was gone.
     ///   - bend: how far `restAfter` is from where that line was heading.
@@ -355,7 +309,7 @@ public struct CalibrationSession: Sendable {
         // half of that: past half a percent of the load, the weighing is a guess.
         let loadCounts = abs(load.deltas.reduce(0, +))
         if bend / 2 > 0.005 * loadCounts {
-            return [.problem(step, "the panel's resting level bent under the load: after it, the reading settled \(n(bend, 0)) counts from where its drift (\(n(restRate * scansPerSecond, 0)) counts/s) was heading, so the weighing could be off by \(n(bend / 2 / max(loadCounts, 1) * 100, 1)) %; let the panel settle (a bridge warms up for minutes after power-on), then set the mass down again", restart: step)]
+            return [.problem(step, "the panel's resting level bent under the load: after it, the reading settled \(n(bend, 0)) counts from where its drift (\(n(resting.rate * scansPerSecond, 0)) counts/s) was heading, so the weighing could be off by \(n(bend / 2 / max(loadCounts, 1) * 100, 1)) %; let the panel settle (a bridge warms up for minutes after power-on), then set the mass down again", restart: step)]
         }
         let massIndex: Int
         if case .mass(let i) = step { massIndex = i } else { massIndex = 0 }
@@ -435,9 +389,7 @@ public struct CalibrationSession: Sendable {
         let signs = mappings.map { direction(of: $0) }
         if signs.contains(-1) {
             channelSigns = signs
-            rest = 0
-            restRate = 0
-            idleLevels = []
+            resting.reset(rest: 0, rate: 0)
         }
         // The counts (summed over the channels, from zero) that read 0.1 N.
         var low = 0.0, high = Double(plan.channelMaximumRaw.max() ?? 1) * 2 + 1
@@ -461,7 +413,7 @@ public struct CalibrationSession: Sendable {
 
     private mutating func finishPress(sums: [Double], channels: [[Double]], endScan: Int) -> [SessionNote] {
         let step = self.step
-        let restNewtons = mappings.indices.reduce(0.0) { $0 + mappings[$1].newtons(forRaw: unloaded!.zeroRaw[$1]) } + newtonsAbove(rest)
+        let restNewtons = mappings.indices.reduce(0.0) { $0 + mappings[$1].newtons(forRaw: unloaded!.zeroRaw[$1]) } + newtonsAbove(resting.atStart)
         let force = (0..<sums.count).map { newtons(channels, at: $0) - restNewtons }
         guard let stats = PressStatistics.measure(force, firstScan: endScan - sums.count, sampleRateHz: scansPerSecond) else { return [] }
         guard stats.holdSeconds >= 0.25 else {
