@@ -111,6 +111,23 @@ struct CalibrateEmulatorTests {
         _ = try Profile.load(output)
     }
 
+    @Test("Verification on a device that stops sending scans (the emulator's recording ends) ends after --verify-timeout with one line, saves, exits 0")
+    func verificationWithoutScans() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let session = try Self.session(in: dir)
+        let output = dir.appendingPathComponent("panel.toml")
+        // The recording verifies 4 presses of the 10 asked for, then ends: no scans, the device lost and back, for ever.
+        let term = try PseudoTerminal(Self.calibrateCommand(session, output: output) + ["--mass", "500", "-y", "--verify-presses", "10",
+                                                                                       "--verify-timeout", "5"])
+        #expect(term.expect("Step 5 of 5: verification", timeout: 90), "\(term.output)")
+        #expect(term.expect("no scans from the device for 5 s: verification ends with 4 of 10 presses verified", timeout: 60), "\(term.output)")
+        let code = term.waitExit(timeout: 30)
+        #expect(code == 0, "\(term.output)")
+        #expect(term.output.contains("verification ends after 5 s without scans"), "\(term.output)")
+        _ = try Profile.load(output)
+    }
+
     @Test("profile which asks the live (emulated) device for its name and label and shows why its profile matched")
     func profileWhichLive() throws {
         let demo = packageRoot.appendingPathComponent("hardware/recordings/demo-hx711.json")

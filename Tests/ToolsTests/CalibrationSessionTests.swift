@@ -434,4 +434,46 @@ struct VerificationTimeoutTests {
         #expect(text.count == 1 && text[0].contains("1 of 5 presses verified") && text[0].contains("--verify-timeout"), "\(r.notes)")
         #expect(s.result != nil, "the recommendation stands")
     }
+
+    @Test("Verification with a load left on the panel (a press never released) still ends after the timeout, saying so in one line")
+    func endsWithALoadLeftOn() {
+        var (s, at) = Self.atVerification(timeout: 10)
+        #expect(s.step == .verify)
+        // 3 N set down and never lifted: a peek and a pop, then nothing for the rest of the 20 s.
+        let r = CalibrationSessionTests.feed(&s, from: at, seconds: 20) { t in t < 0.3 ? 3 * t / 0.3 : 3 }
+        at = r.next
+        #expect(s.step == .done, "verification still open with a load on the panel")
+        let text = r.notes.compactMap { n -> String? in if case .measured(.verify, let t) = n { return t }; return nil }
+        #expect(text.count == 1 && text[0].contains("0 of 5 presses verified") && text[0].contains("--verify-timeout")
+                && !text[0].contains("\n"), "\(r.notes)")
+        #expect(s.result != nil, "the recommendation stands")
+    }
+
+    @Test("A device that sends no scans: verification ends once that passes the timeout (host clock); the earlier steps wait for it")
+    func endsWithoutScans() {
+        var (light, _) = CalibrationSessionTests.calibrated()
+        #expect(light.handle(.stalled(seconds: 1000, atScan: 800)).isEmpty && light.step == .light, "nothing to keep yet: wait")
+        let verifying = Self.atVerification(timeout: 10)
+        var s = verifying.0
+        let at = verifying.1
+        #expect(s.step == .verify)
+        #expect(s.handle(.stalled(seconds: 9.5, atScan: at)).isEmpty && s.step == .verify, "9.5 s is within the 10 s timeout")
+        let notes = s.handle(.stalled(seconds: 10.5, atScan: at))
+        #expect(notes == [.measured(.verify, "no scans from the device for 10 s: verification ends with 0 of 5 presses verified (--verify-timeout S waits longer, --verify-presses 0 skips it)"),
+                          .started(.done)], "\(notes)")
+        #expect(s.step == .done && s.result != nil)
+    }
+
+    @Test("--verify-timeout outside (0, 86400] s is a usage error: one line naming it, exit 64, nothing written",
+          arguments: ["0", "-5", "nan", "inf", "1e9"])
+    func badTimeout(value: String) throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let demo = repositoryRoot.appendingPathComponent("hardware/recordings/demo-hx711.json").path
+        let out = dir.appendingPathComponent("p.toml").path
+        let r = try forcestageBounded(["calibrate", "--from-recording", demo, "--mass", "500", "--verify-timeout=\(value)", "-o", out], seconds: 60)
+        expectCleanRefusal(r, mentions: ["--verify-timeout"], code: 64)
+        #expect(r.stderr.split(separator: "\n").count == 1, "\(r.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out))
+    }
 }

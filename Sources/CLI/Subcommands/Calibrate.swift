@@ -1,4 +1,5 @@
 import ArgumentParser
+import ForceStageClock
 import ForceStageCore
 import ForceStageFormats
 import ForceStageTools
@@ -20,7 +21,7 @@ extension ForceStage {
             mark over each cell (15 % in from its corner), each cell gets its own zero and gain, the \
             result is checked on the middle of the plate (a spot no placement used), and the profile \
             holds each cell's position (the recording spec's corners in channel order).
-            Exit status: 0 saved (or declined), 1 no device, 2 bad input, 3 the session could not finish, 64 usage, 130 interrupted.
+            Exit status: 0 saved (or declined; also when verification timed out, its recommendation kept), 1 no device, 2 bad input, 3 the session could not finish, 64 usage, 130 interrupted.
             """)
 
         @OptionGroup var source: DeviceOptions
@@ -66,7 +67,7 @@ extension ForceStage {
         @Option(help: "Presses to verify live before saving.")
         var verifyPresses: Int = 4
 
-        @Option(help: ArgumentHelp("Verification ends after this many seconds without a press (the recommendation is kept).", valueName: "S"))
+        @Option(help: ArgumentHelp("Verification ends after this many seconds without an event: nobody pressing, or a press never released (the recommendation is kept).", valueName: "S"))
         var verifyTimeout: Double = 60
 
         @Option(help: "Seconds the unloaded panel is measured.")
@@ -117,12 +118,21 @@ extension ForceStage {
             ui.say("Calibrating \(live.displayName): channel\(live.channelIDs.count == 1 ? "" : "s") \(live.channelIDs.joined(separator: ", ")), \(JSON.format(live.sampleRateHz)) scans/s. Ctrl-C stops at any step; nothing is saved until the end.")
             live.start()
             defer { live.stop() }
+            // When the last scans came (host clock): verification's timeout counts scans, so a
+            // device that stops sending them is timed here and told to the session (`stalled`).
+            var lastScansNs = monotonicNanoseconds()
             try runSession(metadata: live.metadata, layout: live.layout, ui: ui, source: live.displayName) { feed, session in
                 for item in live.next(timeoutMs: 100) {
                     switch item {
-                    case .scans(let bytes): feed(bytes)
+                    case .scans(let bytes):
+                        lastScansNs = monotonicNanoseconds()
+                        feed(bytes)
                     case .lost(let why):
-                        ui.say("  ! \(why) during \(session.step); waiting for it to come back (Ctrl-C stops; nothing is saved)")
+                        if session.step == .verify {
+                            ui.say("  ! \(why) during verification; waiting for it to come back (verification ends after \(JSON.format(verifyTimeout)) s without scans, the recommendation kept)")
+                        } else {
+                            ui.say("  ! \(why) during \(session.step); waiting for it to come back (Ctrl-C stops; nothing is saved)")
+                        }
                     case .back:
                         ui.say("  device back; starting \(session.step) again")
                         ui.show(session.handle(.deviceBack(atScan: session.scansSeen)))
@@ -131,6 +141,10 @@ extension ForceStage {
                 if session.step == .verify, ui.lineWaiting() {
                     _ = readLine()
                     ui.show(session.handle(.enough(atScan: session.scansSeen)))
+                }
+                if session.step == .verify {
+                    let stalled = Double(monotonicNanoseconds() - lastScansNs) / 1e9
+                    ui.show(session.handle(.stalled(seconds: stalled, atScan: session.scansSeen)))
                 }
                 return true
             }

@@ -24,7 +24,8 @@ public struct CalibrationPlan: Sendable {
     /// A press step with no press for this long says so and starts over.
     public var pressTimeoutSeconds = 30.0
     /// Verification with no event for this long ends, saying how many presses
-    /// were verified (the recommendation stands); must be above zero.
+    /// were verified (the recommendation stands), whether nobody presses or a
+    /// press is never released; must be above zero.
     public var verificationTimeoutSeconds = 60.0
     /// Per-cell calibration: where each cell sits on the plate (plate units),
     /// in channel order; `nil` gives every cell one shared gain, weighed in the middle.
@@ -151,6 +152,9 @@ public enum SessionInput: Sendable {
     case enough(atScan: Int)
     /// The device came back after it was lost: the current step starts again.
     case deviceBack(atScan: Int)
+    /// The device has given no scans for this many seconds of the host's clock
+    /// (live sessions only; scan-counted time stands still without scans).
+    case stalled(seconds: Double, atScan: Int)
 }
 
 /// What the session tells the person doing it.

@@ -97,6 +97,7 @@ public struct CalibrationSession: Sendable {
             return []
         case .enough(let scan): return finishVerification(atScan: scan)
         case .deviceBack(let scan): return restartStep(atScan: scan)
+        case .stalled(let seconds, let scan): return stalled(seconds: seconds, atScan: scan)
         }
     }
 
@@ -499,13 +500,26 @@ public struct CalibrationSession: Sendable {
         if !notes.isEmpty { lastActivityEnd = sample }
         if verified >= plan.verificationPresses {
             notes.append(contentsOf: begin(.done, at: sample + 1))
-        } else if classifier!.state == .idle,
-                  Double(sample - max(lastActivityEnd, stepStartScan)) / scansPerSecond > plan.verificationTimeoutSeconds {
-            // A bounded wait: nobody pressing must not hold the session open forever.
-            notes.append(.measured(.verify, "no press for \(JSON.format(plan.verificationTimeoutSeconds)) s: verification ends with \(verified) of \(plan.verificationPresses) presses verified (--verify-timeout S waits longer, --verify-presses 0 skips it)"))
+        } else if Double(sample - max(lastActivityEnd, stepStartScan)) / scansPerSecond > plan.verificationTimeoutSeconds {
+            // A bounded wait: nobody pressing must not hold the session open forever,
+            // nor a press that is never released (a load left on the panel, or a
+            // zero that crept above the release level): counted from the last
+            // event, whatever the classifier's state.
+            notes.append(.measured(.verify, "no event for \(JSON.format(plan.verificationTimeoutSeconds)) s (no press, or one never released): verification ends with \(verified) of \(plan.verificationPresses) presses verified (--verify-timeout S waits longer, --verify-presses 0 skips it)"))
             notes.append(contentsOf: begin(.done, at: sample + 1))
         }
         return notes
+    }
+
+    /// The device has given no scans for `seconds`: verification ends once that
+    /// passes its timeout, as it does after that long without an event (its
+    /// timeout counts scans, and a device that stopped sending them, or keeps
+    /// vanishing, would otherwise hold it open forever; the recommendation is
+    /// already made). The earlier steps wait for the device: nothing is known yet.
+    public mutating func stalled(seconds: Double, atScan scan: Int) -> [SessionNote] {
+        guard step == .verify, seconds > plan.verificationTimeoutSeconds else { return [] }
+        return [.measured(.verify, "no scans from the device for \(JSON.format(plan.verificationTimeoutSeconds)) s: verification ends with \(verified) of \(plan.verificationPresses) presses verified (--verify-timeout S waits longer, --verify-presses 0 skips it)")]
+            + begin(.done, at: scan)
     }
 
     /// Ends verification early (the person is satisfied, or the recording ended).
