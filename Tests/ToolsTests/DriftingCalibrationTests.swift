@@ -105,6 +105,37 @@ struct DriftingCalibrationTests {
         }
     }
 
+    /// `CalibrationSessionTests.presses(level, count:)` on a panel that settles
+    /// `creep` newtons higher after each press (it creeps back only slowly), from `base` N.
+    static func creeping(_ level: Double, count: Int, base: Double, creep: Double) -> (Double) -> Double {
+        let press = CalibrationSessionTests.presses(level, count: count)
+        return { t in
+            let k = Int(t / 2.5), u = t - Double(k) * 2.5
+            return base + Double(min(count, k + (u >= 1.6 ? 1 : 0))) * creep + press(t)
+        }
+    }
+
+    @Test("Presses on a plate whose zero drifts 0.009 N/s and that settles 0.045 N higher after each press (the end band is 0.05 N): each press ends, five light and five firm, each hold measured from the rest before it")
+    func creepingPresses() throws {
+        // 1000 counts/s per cell: about 0.009 N/s summed, known from the weighing before the presses.
+        let zero: (Int) -> Double = { Double($0) / CellCalibrationTests.rate * 1000 }
+        var (s, weighing, next) = Self.session(zero: zero)
+        #expect(s.step == .light && Self.problems(weighing).isEmpty, "\(Self.problems(weighing))")
+        let creep = 0.045
+        let light = Self.feed(&s, from: next, seconds: 13, zero: zero, Self.creeping(1.5, count: 5, base: 0, creep: creep))
+        next = light.next
+        let firm = Self.feed(&s, from: next, seconds: 13, zero: zero, Self.creeping(4.0, count: 5, base: 5 * creep, creep: creep))
+        let notes = light.notes + firm.notes
+        #expect(Self.problems(notes).isEmpty, "\(Self.problems(notes))")
+        let counted = notes.compactMap { n -> PressStatistics? in if case .pressCounted(_, _, _, let p) = n { return p }; return nil }
+        #expect(counted.count == 10, "\(counted.count) presses counted")
+        for (i, p) in counted.enumerated() {
+            let level = i < 5 ? 1.5 : 4.0
+            #expect(abs(p.holdMedian / level - 1) < 0.04, "press \(i + 1): held \(p.holdMedian) N, pressed \(level) N")
+        }
+        #expect(s.result != nil, "ended in \(s.step)")
+    }
+
     @Test("A zero that jumps while the first mass rests and stays there: a problem line that says the zero wanders, no placement weighed")
     func wanderingZero() {
         // The first mark's mass is lifted by scan 800 + 3.6 s; the zero of every cell is 60000 counts higher from scan 1400 on.
