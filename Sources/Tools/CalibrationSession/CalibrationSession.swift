@@ -1,4 +1,4 @@
-// Over 300 lines: one state machine whose steps share one activity detector; its types, arithmetic and words are in their own files.
+// Over 300 lines: one state machine whose steps share one activity detector; its types, arithmetic, resting level and words are in their own files.
 import ForceStageCore
 import ForceStageFormats
 
@@ -9,7 +9,8 @@ import ForceStageFormats
 /// away; presses starting and ending), so the person's hands can stay on the
 /// panel, and a recording of a session replays to the same result. It knows
 /// no terminal: `forcestage calibrate` draws its notes and types its answers.
-/// The arithmetic is in `SessionArithmetic.swift`, the words in `SessionPrompts.swift`.
+/// The arithmetic is in `SessionArithmetic.swift`, the resting level loads and presses
+/// are measured from in `RestTracker.swift`, the words in `SessionPrompts.swift`.
 public struct CalibrationSession: Sendable {
     public let plan: CalibrationPlan
     public private(set) var step: CalibrationStep = .unloaded
