@@ -201,6 +201,7 @@ extension ForcePipeline {
         withUnsafeMutableBytes(of: &ey) { $0.storeBytes(of: momentsY, toByteOffset: body, as: SIMD16<Float>.self) }
         let last = window.last
         var decided: UInt32 = 0
+        var bounds = PressedBlockScans()
         withUnsafeBytes(of: &ef) { rf in
             withUnsafeBytes(of: &ex) { rx in
                 withUnsafeBytes(of: &ey) { ry in
@@ -214,12 +215,15 @@ extension ForcePipeline {
                             for k in 0..<(Classifier.blockScans &- 1) {
                                 let total = _windowSum(f, k) - zf
                                 if total >= threshold {
-                                    px[k] = (_windowSum(x, k) - zx) / total
-                                    py[k] = (_windowSum(y, k) - zy) / total
+                                    let qx = (_windowSum(x, k) - zx) / total, qy = (_windowSum(y, k) - zy) / total
+                                    px[k] = qx
+                                    py[k] = qy
+                                    bounds._widen(qx, qy)
                                     decided |= 1 &<< UInt32(truncatingIfNeeded: k)
                                 } else if let last {
                                     px[k] = last.x
                                     py[k] = last.y
+                                    bounds._widen(last.x, last.y)
                                     decided |= 1 &<< UInt32(truncatingIfNeeded: k)
                                 }
                             }
@@ -229,6 +233,9 @@ extension ForcePipeline {
             }
         }
         out._hasPosition = decided
+        out._low = bounds._low
+        out._high = bounds._high
+        out._nan = bounds._nan
     }
 }
 
@@ -245,9 +252,30 @@ public struct PressedBlockScans: BitwiseCopyable, Sendable {
     @usableFromInline internal var _y = InlineArray<16, Float>(repeating: 0)
     /// Bit k: scan k has a centre of pressure (none before any press reached the gate, or without cell positions).
     @usableFromInline internal var _hasPosition: UInt32 = 0
+    /// The smallest and largest x and y of the scans' positions, and whether one is NaN.
+    @usableFromInline internal var _low = PlatePoint(x: .infinity, y: .infinity)
+    @usableFromInline internal var _high = PlatePoint(x: -.infinity, y: -.infinity)
+    @usableFromInline internal var _nan = false
 
     @inlinable
     public init() {}
+
+    /// The smallest and the largest x and y over the scans that have a
+    /// position (a region check of every point is one of these two, as a
+    /// float widens to a double monotonically); nil where none has one or one is NaN.
+    @inlinable
+    public var positionBounds: (low: PlatePoint, high: PlatePoint)? {
+        _hasPosition == 0 || _nan ? nil : (_low, _high)
+    }
+
+    @inlinable @inline(__always)
+    internal mutating func _widen(_ x: Float, _ y: Float) {
+        _low.x = x < _low.x ? x : _low.x
+        _high.x = x > _high.x ? x : _high.x
+        _low.y = y < _low.y ? y : _low.y
+        _high.y = y > _high.y ? y : _high.y
+        _nan = _nan || x != x || y != y
+    }
 
     /// The press force after scan `k` (0 ..< ``Classifier/blockScans``).
     @inlinable
@@ -279,6 +307,7 @@ public struct PressedBlockScans: BitwiseCopyable, Sendable {
         _x[k] = p.x
         _y[k] = p.y
         _hasPosition |= 1 << UInt32(truncatingIfNeeded: k)
+        _widen(p.x, p.y)
     }
 }
 
@@ -345,6 +374,9 @@ extension ForcePipeline {
         let pressForces = filtered - SIMD16(repeating: baselineBefore)
         withUnsafeMutableBytes(of: &out._forces) { $0.storeBytes(of: pressForces, as: SIMD16<Float>.self) }
         out._hasPosition = 0
+        out._low = PlatePoint(x: .infinity, y: .infinity)
+        out._high = PlatePoint(x: -.infinity, y: -.infinity)
+        out._nan = false
         if positions {
             // Each scan's window as the scan step records it, from the moments the
             // block read kept for every scan; the zeros as they were until the

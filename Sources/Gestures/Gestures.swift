@@ -341,36 +341,18 @@ public struct PanelGestures: Sendable {
     /// Whether every point of the block keeps the press in the region it is in
     /// now (inside it grown by the hysteresis, as ``track(sample:force:position:into:)``
     /// asks, in the same double arithmetic), or there are no regions. The
-    /// block's extremes are compared: a float widens to a double monotonically,
-    /// so every point is inside exactly when the extremes are (a NaN is in no region).
+    /// block's extremes (``PressedBlockScans/positionBounds``) are compared: a
+    /// float widens to a double monotonically, so every point is inside
+    /// exactly when the extremes are (a NaN is in no region).
     private func staysInCurrent(_ block: PressedBlockScans) -> Bool {
         if regions.isEmpty { return true }
-        guard current >= 0 else { return false }
-        // The lanes read in place through pointers (a span checks every index).
-        var xLanes = block.positionsX, yLanes = block.positionsY
-        let (loX, hiX, loY, hiY, nan) = withUnsafeBytes(of: &xLanes) { rx in
-            withUnsafeBytes(of: &yLanes) { ry in
-                let xs = rx.baseAddress!.assumingMemoryBound(to: Float.self)
-                let ys = ry.baseAddress!.assumingMemoryBound(to: Float.self)
-                var loX = xs[0], hiX = xs[0], loY = ys[0], hiY = ys[0]
-                var nan = false
-                for k in 0..<Classifier.blockScans {
-                    let x = xs[k], y = ys[k]
-                    loX = x < loX ? x : loX
-                    hiX = x > hiX ? x : hiX
-                    loY = y < loY ? y : loY
-                    hiY = y > hiY ? y : hiY
-                    nan = nan || x != x || y != y
-                }
-                return (loX, hiX, loY, hiY, nan)
-            }
-        }
-        if nan { return false }
+        guard current >= 0, let bounds = block.positionBounds else { return false }
+        let low = bounds.low, high = bounds.high
         // The bounds read once per block, field by field (a copy of the region would retain its names).
         // Region.contains(_:margin:) with the margin added once (the same doubles).
         let margin = Double(hysteresis)
-        return Double(loX) >= regions[current].minX - margin && Double(hiX) <= regions[current].maxX + margin
-            && Double(loY) >= regions[current].minY - margin && Double(hiY) <= regions[current].maxY + margin
+        return Double(low.x) >= regions[current].minX - margin && Double(high.x) <= regions[current].maxX + margin
+            && Double(low.y) >= regions[current].minY - margin && Double(high.y) <= regions[current].maxY + margin
     }
 
     /// ``track(sample:force:position:into:)`` for each scan of a block in which
