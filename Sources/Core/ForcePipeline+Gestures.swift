@@ -164,6 +164,81 @@ internal func _windowSums(_ before: InlineArray<4, Float>, _ block: SIMD16<Float
     return r
 }
 
+/// Lane k of ``_windowSums(_:_:)``, from `e`, the four values before the
+/// block followed by the block's sixteen (a_d is `e[k + 4 - d]`): the same
+/// additions in the same pairs, one lane at a time.
+@inlinable @inline(__always)
+internal func _windowSum(_ e: UnsafePointer<Float>, _ k: Int) -> Float {
+    let a0 = e[k &+ 4], a1 = e[k &+ 3], a2 = e[k &+ 2], a3 = e[k &+ 1]
+    return k & 1 != 0 ? (a1 + a0) + (a3 + a2) : (a2 + a1) + (a0 + a3)
+}
+
+extension ForcePipeline {
+    /// The centre of pressure after each scan but the last of a block taken
+    /// whole (the first scan a multiple of four), as
+    /// ``_PressureWindow/position(gate:zeros:)`` gives it scan by scan from
+    /// `window` (the window before the block) and `zeros` (the cells' zeros
+    /// until the block's last scan): each lane's window sums, then the lane's
+    /// position where its force reaches the gate, else the last decided one.
+    /// One scalar pass over the lanes: a lane mask of 16 floats (a comparison,
+    /// a select) is built and read lane by lane through memory.
+    @inlinable @inline(__always)
+    internal func _blockPositions(_ window: _PressureWindow, _ zeros: _CellZeros, forces: SIMD16<Float>,
+                                  momentsX: SIMD16<Float>, momentsY: SIMD16<Float>, gate: Float,
+                                  into out: inout PressedBlockScans) {
+        let n = Float(CentreOfPressure.windowScans)
+        let threshold = gate * n
+        let zf = n * zeros.total, zx = n * zeros.momentX, zy = n * zeros.momentY
+        var ef = InlineArray<20, Float>(repeating: 0), ex = ef, ey = ef
+        for j in 0..<CentreOfPressure.windowScans {
+            ef[j] = window.force[j]
+            ex[j] = window.momentX[j]
+            ey[j] = window.momentY[j]
+        }
+        let body = CentreOfPressure.windowScans &* MemoryLayout<Float>.stride
+        withUnsafeMutableBytes(of: &ef) { $0.storeBytes(of: forces, toByteOffset: body, as: SIMD16<Float>.self) }
+        withUnsafeMutableBytes(of: &ex) { $0.storeBytes(of: momentsX, toByteOffset: body, as: SIMD16<Float>.self) }
+        withUnsafeMutableBytes(of: &ey) { $0.storeBytes(of: momentsY, toByteOffset: body, as: SIMD16<Float>.self) }
+        let last = window.last
+        var decided: UInt32 = 0
+        var bounds = PressedBlockScans()
+        withUnsafeBytes(of: &ef) { rf in
+            withUnsafeBytes(of: &ex) { rx in
+                withUnsafeBytes(of: &ey) { ry in
+                    withUnsafeMutableBytes(of: &out._x) { ox in
+                        withUnsafeMutableBytes(of: &out._y) { oy in
+                            let f = rf.baseAddress!.assumingMemoryBound(to: Float.self)
+                            let x = rx.baseAddress!.assumingMemoryBound(to: Float.self)
+                            let y = ry.baseAddress!.assumingMemoryBound(to: Float.self)
+                            let px = ox.baseAddress!.assumingMemoryBound(to: Float.self)
+                            let py = oy.baseAddress!.assumingMemoryBound(to: Float.self)
+                            for k in 0..<(Classifier.blockScans &- 1) {
+                                let total = _windowSum(f, k) - zf
+                                if total >= threshold {
+                                    let qx = (_windowSum(x, k) - zx) / total, qy = (_windowSum(y, k) - zy) / total
+                                    px[k] = qx
+                                    py[k] = qy
+                                    bounds._widen(qx, qy)
+                                    decided |= 1 &<< UInt32(truncatingIfNeeded: k)
+                                } else if let last {
+                                    px[k] = last.x
+                                    py[k] = last.y
+                                    bounds._widen(last.x, last.y)
+                                    decided |= 1 &<< UInt32(truncatingIfNeeded: k)
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        out._hasPosition = decided
+        out._low = bounds._low
+        out._high = bounds._high
+        out._nan = bounds._nan
+    }
+}
+
 /// What ``ForcePipeline/processPressedBlock(_:into:replay:)`` hands the gesture
 /// layer for each scan of a block it took whole: the press force and the
 /// centre of pressure as ``ForcePipeline/pressForce`` and
@@ -177,9 +252,30 @@ public struct PressedBlockScans: BitwiseCopyable, Sendable {
     @usableFromInline internal var _y = InlineArray<16, Float>(repeating: 0)
     /// Bit k: scan k has a centre of pressure (none before any press reached the gate, or without cell positions).
     @usableFromInline internal var _hasPosition: UInt32 = 0
+    /// The smallest and largest x and y of the scans' positions, and whether one is NaN.
+    @usableFromInline internal var _low = PlatePoint(x: .infinity, y: .infinity)
+    @usableFromInline internal var _high = PlatePoint(x: -.infinity, y: -.infinity)
+    @usableFromInline internal var _nan = false
 
     @inlinable
     public init() {}
+
+    /// The smallest and the largest x and y over the scans that have a
+    /// position (a region check of every point is one of these two, as a
+    /// float widens to a double monotonically); nil where none has one or one is NaN.
+    @inlinable
+    public var positionBounds: (low: PlatePoint, high: PlatePoint)? {
+        _hasPosition == 0 || _nan ? nil : (_low, _high)
+    }
+
+    @inlinable @inline(__always)
+    internal mutating func _widen(_ x: Float, _ y: Float) {
+        _low.x = x < _low.x ? x : _low.x
+        _high.x = x > _high.x ? x : _high.x
+        _low.y = y < _low.y ? y : _low.y
+        _high.y = y > _high.y ? y : _high.y
+        _nan = _nan || x != x || y != y
+    }
 
     /// The press force after scan `k` (0 ..< ``Classifier/blockScans``).
     @inlinable
@@ -211,6 +307,7 @@ public struct PressedBlockScans: BitwiseCopyable, Sendable {
         _x[k] = p.x
         _y[k] = p.y
         _hasPosition |= 1 << UInt32(truncatingIfNeeded: k)
+        _widen(p.x, p.y)
     }
 }
 
@@ -277,28 +374,16 @@ extension ForcePipeline {
         let pressForces = filtered - SIMD16(repeating: baselineBefore)
         withUnsafeMutableBytes(of: &out._forces) { $0.storeBytes(of: pressForces, as: SIMD16<Float>.self) }
         out._hasPosition = 0
+        out._low = PlatePoint(x: .infinity, y: .infinity)
+        out._high = PlatePoint(x: -.infinity, y: -.infinity)
+        out._nan = false
         if positions {
             // Each scan's window as the scan step records it, from the moments the
             // block read kept for every scan; the zeros as they were until the
             // last scan, whose position is read from the committed state.
             let gate = positionGate
-            let n = Float(CentreOfPressure.windowScans)
-            let f = _windowSums(windowBefore.force, c) - SIMD16(repeating: n * zerosBefore.total)
-            let x = (_windowSums(windowBefore.momentX, block.momentsX) - SIMD16(repeating: n * zerosBefore.momentX)) / f
-            let y = (_windowSums(windowBefore.momentY, block.momentsY) - SIMD16(repeating: n * zerosBefore.momentY)) / f
-            let gated = f .>= SIMD16(repeating: gate * n)
-            // Below the gate a scan keeps the last decided position (only events decide one).
-            var decided: UInt32 = 0
-            for k in 0..<Classifier.blockScans { decided |= gated[k] ? 1 &<< UInt32(k) : 0 }
-            var px = x, py = y
-            if let last = windowBefore.last {
-                px = SIMD16(repeating: last.x).replacing(with: x, where: gated)
-                py = SIMD16(repeating: last.y).replacing(with: y, where: gated)
-                decided = ~0
-            }
-            withUnsafeMutableBytes(of: &out._x) { $0.storeBytes(of: px, as: SIMD16<Float>.self) }
-            withUnsafeMutableBytes(of: &out._y) { $0.storeBytes(of: py, as: SIMD16<Float>.self) }
-            out._hasPosition = decided & ((1 &<< UInt32(Classifier.blockScans &- 1)) &- 1)
+            _blockPositions(windowBefore, zerosBefore, forces: c, momentsX: block.momentsX, momentsY: block.momentsY,
+                            gate: gate, into: &out)
             out._set(Classifier.blockScans &- 1, _pressure._peekPosition(gate: gate, zeros: _cellZeros))
         }
         #if DEBUG
@@ -335,6 +420,16 @@ public struct GestureReplay: BitwiseCopyable, Sendable {
     @usableFromInline internal var _sumY = SIMD16<Float>()
     @usableFromInline internal var _sumsUntil = 0
     @usableFromInline internal var _position: PlatePoint?
+    /// The health scores after the whole block as the read advanced them
+    /// (with the touch band `_band` and the baseline `_baseline`, which
+    /// moves only after the block), committed at its last scan while
+    /// `_lazy`: no scan's step moved the touch band. Where one did (the
+    /// gesture layer changed the levels), the scores are caught up scan by
+    /// scan with the read's band and follow each scan from there.
+    @usableFromInline internal var _state = _ScanState()
+    @usableFromInline internal var _band: Float = 0
+    @usableFromInline internal var _baseline: Float = 0
+    @usableFromInline internal var _lazy = false
 
     @inlinable
     public init() {}
@@ -487,6 +582,10 @@ extension ForcePipeline {
         replay._y = block.momentsY
         withUnsafeMutableBytes(of: &replay._stamps) { $0.storeBytes(of: block.stamps, as: InlineArray<16, Int64>.self) }
         replay._changed = block.changed
+        replay._state = block.state
+        replay._band = _classifier._parameters.touchBand
+        replay._baseline = block.baseline
+        replay._lazy = true
         replay._closedAt = block.held.closedAt
         replay._closedSums = block.held.closedSums
         replay._positions = positions
@@ -537,8 +636,21 @@ extension ForcePipeline {
             if k == replay._closedAt { _closeZeroBlock(sums: replay._closedSums, baseline: _classifier._baseline) }
         }
         // _checkHealth without a rail or a fault (the read ruled them out), nor a flat run to judge
-        // (its length does not depend on the levels, and the read found none reaching the stuck time).
-        _scan.advance(same: (replay._changed &>> UInt32(truncatingIfNeeded: k)) & 1 == 0, atRest: _atRest(force), force: force)
+        // (its length does not depend on the levels, and the read found none reaching the stuck time):
+        // the read's scores, unless the touch band moved since the read.
+        if replay._lazy && _classifier._parameters.touchBand != replay._band {
+            replay._lazy = false
+            for j in 0..<k {
+                let f = withUnsafeBytes(of: &replay._forces) { $0.load(fromByteOffset: j &* MemoryLayout<Float>.stride, as: Float.self) }
+                _scan.advance(same: (replay._changed &>> UInt32(truncatingIfNeeded: j)) & 1 == 0,
+                              atRest: ForcePipeline._atRest(f, baseline: replay._baseline, band: replay._band), force: f)
+            }
+        }
+        if !replay._lazy {
+            _scan.advance(same: (replay._changed &>> UInt32(truncatingIfNeeded: k)) & 1 == 0, atRest: _atRest(force), force: force)
+        } else if k == Classifier.blockScans &- 1 {
+            _scan = replay._state
+        }
         let before = events.count
         _classifier.step(force: force, sample: sample, timestampNs: stamp, into: &events)
         if replay._positions {

@@ -43,6 +43,11 @@ public struct GestureDriver: Sendable {
     /// (nothing has touched the pipeline since): the next step's level check reuses it.
     private var position: PlatePoint?
     private var positionValid = false
+    /// The point levels were last looked up at and what the lookup gave
+    /// (``regionLevels(at:)``: the centre of pressure rarely moves while idle, and a
+    /// lookup walks the regions in doubles).
+    private var cachedPoint: PlatePoint?
+    private var cachedLevels: (peek: Float, pop: Float)?
     /// The per-scan view of the last pressed block (kept, so a call needs no 200 bytes of stack for one).
     private var block = PressedBlockScans()
     /// Blocks taken whole through the pipeline's block path while a press was followed
@@ -87,6 +92,7 @@ public struct GestureDriver: Sendable {
         levels = (next.peekNewtons, next.popNewtons)
         gestures.setPanelLevels(peek: next.peekNewtons, pop: next.popNewtons, releaseFraction: next.releaseFraction)
         positionValid = false
+        cachedLevels = nil
     }
 
     /// While idle, the classifier takes the levels of the region under the finger.
@@ -99,8 +105,18 @@ public struct GestureDriver: Sendable {
             position = pipeline.centreOfPressure
             positionValid = true
         }
-        let want = gestures.levels(at: position)
+        let want = regionLevels(at: position)
         if want != levels { reconfigure(want, &pipeline) }
+    }
+
+    /// ``PanelGestures/levels(at:)``, looked up again only at a new point.
+    @inline(__always)
+    private mutating func regionLevels(at p: PlatePoint?) -> (peek: Float, pop: Float) {
+        if let cached = cachedLevels, p == cachedPoint { return cached }
+        let found = gestures.levels(at: p)
+        cachedPoint = p
+        cachedLevels = found
+        return found
     }
 
     @inline(never)
@@ -177,7 +193,7 @@ public struct GestureDriver: Sendable {
             // Idle with levels that vary by region: the block must leave the
             // centre of pressure where it is, and there its levels must be the ones set.
             let holding = gestures.levelsVary && pipeline.pressState == .idle
-            if !holding || gestures.levels(at: pipeline.lastDecidedPosition) == levels {
+            if !holding || regionLevels(at: pipeline.lastDecidedPosition) == levels {
                 if pipeline.processQuietBlock(scans, holdingPosition: holding, replay: &replay) {
                     positionValid = false
                     output.removeAll()

@@ -326,7 +326,7 @@ public struct PanelGestures: Sendable {
         // `block` (or an InlineArray subscript) copied the whole array per scan.
         let forceLanes = block.forces, xLanes = block.positionsX, yLanes = block.positionsY
         let forces = forceLanes.span, xs = xLanes.span, ys = yLanes.span, has = block.positionMask
-        if pressed && !suppressed && has == (1 << UInt32(Classifier.blockScans)) &- 1 && staysInCurrent(xs, ys) {
+        if pressed && !suppressed && has == (1 << UInt32(Classifier.blockScans)) &- 1 && staysInCurrent(block) {
             trackInCurrent(block.first, forces, xs, ys, into: &out)
             return
         }
@@ -340,66 +340,85 @@ public struct PanelGestures: Sendable {
 
     /// Whether every point of the block keeps the press in the region it is in
     /// now (inside it grown by the hysteresis, as ``track(sample:force:position:into:)``
-    /// asks, in the same double arithmetic), or there are no regions.
-    private func staysInCurrent(_ xs: Span<Float>, _ ys: Span<Float>) -> Bool {
+    /// asks, in the same double arithmetic), or there are no regions. The
+    /// block's extremes (``PressedBlockScans/positionBounds``) are compared: a
+    /// float widens to a double monotonically, so every point is inside
+    /// exactly when the extremes are (a NaN is in no region).
+    private func staysInCurrent(_ block: PressedBlockScans) -> Bool {
         if regions.isEmpty { return true }
-        guard current >= 0 else { return false }
+        guard current >= 0, let bounds = block.positionBounds else { return false }
+        let low = bounds.low, high = bounds.high
         // The bounds read once per block, field by field (a copy of the region would retain its names).
+        // Region.contains(_:margin:) with the margin added once (the same doubles).
         let margin = Double(hysteresis)
-        let minX = regions[current].minX - margin, maxX = regions[current].maxX + margin
-        let minY = regions[current].minY - margin, maxY = regions[current].maxY + margin
-        var k = 0
-        while k < Classifier.blockScans {
-            // Region.contains(_:margin:) with the margin added once (the same doubles).
-            let x = Double(xs[k]), y = Double(ys[k])
-            guard x >= minX && x <= maxX && y >= minY && y <= maxY else { return false }
-            k &+= 1
-        }
-        return true
+        return Double(low.x) >= regions[current].minX - margin && Double(high.x) <= regions[current].maxX + margin
+            && Double(low.y) >= regions[current].minY - margin && Double(high.y) <= regions[current].maxY + margin
     }
 
     /// ``track(sample:force:position:into:)`` for each scan of a block in which
     /// every scan has a position and the press stays in its current region
-    /// (``staysInCurrent(_:_:)``): the region, whether the press has left its
+    /// (``staysInCurrent(_:)``): the region, whether the press has left its
     /// own and the levels are the same for every scan, so each scan only
-    /// checks for a spring, a move and progress.
+    /// checks for a spring, a move and progress. Those fall on known scans
+    /// (the first at or above the spring level; every `moveInterval`, and
+    /// every progress interval, from the last one), so it visits only those,
+    /// in scan order and, on one scan, spring, move, progress, as scan by scan.
     private mutating func trackInCurrent(_ first: Int64, _ forces: Span<Float>, _ xs: Span<Float>, _ ys: Span<Float>,
                                          into out: inout GestureRing) {
         if !regions.isEmpty && current != start { left = true }
-        var springs = !regions.isEmpty && left && current >= 0 && !springFired
-        let springLevel = springs ? pop(current) : 0
+        let scans = Classifier.blockScans
+        // The scan of the spring (scans: none).
+        var spring = scans
+        if !regions.isEmpty && left && current >= 0 && !springFired {
+            let level = pop(current)
+            var k = 0
+            while k < scans {
+                if forces[k] >= level { spring = k; break }
+                k &+= 1
+            }
+        }
+        // The next move's and progress's scans (scans or more: none in the block).
+        func due(_ last: Int64, _ interval: Int64) -> Int {
+            let k = last &+ interval &- first
+            return k <= 0 ? 0 : (k < Int64(scans) ? Int(truncatingIfNeeded: k) : scans)
+        }
+        var move = due(lastMove, moveInterval)
+        let progressEvery = progressInterval ?? 0
+        var progress = progressInterval != nil ? due(lastProgress, progressEvery) : scans
         let at = left ? current : start
         var low: Float = 0, high: Float = 0
-        if progressInterval != nil {
+        if progress < scans {
             low = peek(at) * releaseFraction
             high = pop(at)
         }
-        var k = 0
-        while k < Classifier.blockScans {
-            let sample = first &+ Int64(k), force = forces[k]
-            if springs && force >= springLevel {
-                springs = false
+        while true {
+            let k = Swift.min(spring, Swift.min(move, progress))
+            if k >= scans { break }
+            let sample = first &+ Int64(k)
+            if spring == k {
                 springFired = true
                 var r = record(.spring, sample, region: current)
                 r.x = xs[k]
                 r.y = ys[k]
                 out.pushLast(r)
+                spring = scans
             }
-            if sample &- lastMove >= moveInterval {
+            if move == k {
                 lastMove = sample
                 var r = record(.move, sample, region: -1)
                 r.x = xs[k]
                 r.y = ys[k]
-                r.value = force
+                r.value = forces[k]
                 out.pushLast(r)
+                move = due(lastMove, moveInterval)
             }
-            if let interval = progressInterval, sample &- lastProgress >= interval {
+            if progress == k {
                 lastProgress = sample
                 var r = record(.progress, sample, region: at)
-                r.value = min(1, max(0, (force - low) / (high - low)))
+                r.value = Swift.min(1, Swift.max(0, (forces[k] - low) / (high - low)))
                 out.pushLast(r)
+                progress = due(lastProgress, progressEvery)
             }
-            k &+= 1
         }
     }
 
