@@ -378,10 +378,41 @@ public struct Classifier: Sendable {
             }
         }
         if _releaseLock == 0 && _releaseRun >= _parameters.releaseScans {
-            _emit(.release, crossing: _releaseCrossing, force: y, sample: sample, timestampNs: timestampNs, into: &events)
-            _state = .idle
-            _pressLock = _parameters.releaseLockScans
+            _releaseIfEvident(y: y, sample: sample, timestampNs: timestampNs, into: &events)
         }
+    }
+
+    /// A release the debounce allows: emitted if the readings show it
+    /// (``_releaseEvident(_:sample:)``). Out of line: releases are rare, and
+    /// the press scans' `_decide` stays as small as it was.
+    @usableFromInline @inline(never)
+    internal mutating func _releaseIfEvident(y: Float, sample: Int64, timestampNs: Int64, into events: inout EventRing) {
+        guard _releaseEvident(y, sample: sample) else { return }
+        _emit(.release, crossing: _releaseCrossing, force: y, sample: sample, timestampNs: timestampNs, into: &events)
+        _state = .idle
+        _pressLock = _parameters.releaseLockScans
+    }
+
+    /// Whether a release due by the debounce is evident in the readings.
+    ///
+    /// Where the median of three runs (a scan no longer than a spike), a
+    /// reading below the release level has a neighbour below it too, or the
+    /// median would not show it. Where a scan is longer (`spikeIsolated`, 9-10
+    /// scans/s) the release would stand on one reading, and a partial let-go
+    /// of a held peek (the spec's rule: a dip that stays above half the peek
+    /// level is no release) that dips within the panel's noise of the level
+    /// reads like one. So on a press held the hold time or longer (a held
+    /// peek, the press a partial let-go belongs to) the first reading below
+    /// decides only when it is below the level by more than
+    /// ``releaseMarginOfPeek`` of the peek level; otherwise the next reading
+    /// must agree (one scan later, inside the spec's release window of 3 scans
+    /// or 100 ms). A tap (shorter than the hold time: the taps of a burst,
+    /// whose valley may last one scan) lets go fully and releases on one
+    /// reading, as does a finger lifting off a held press (near zero at once).
+    @inline(__always)
+    internal func _releaseEvident(_ y: Float, sample: Int64) -> Bool {
+        !_parameters.spikeIsolated || _releaseRun > 1 || sample &- _peekSample < _parameters.holdScans
+            || y < _parameters.release - _parameters.peek * Classifier.releaseMarginOfPeek
     }
 
     @inlinable

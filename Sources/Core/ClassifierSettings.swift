@@ -88,6 +88,7 @@ public enum SettingsError: Error, Equatable, Sendable {
     case negativeTime(TimeSetting)
     case touchFractionOutOfRange
     case creepAllowanceOutOfRange
+    case stuckStepFractionOutOfRange
 
 }
 
@@ -172,6 +173,16 @@ public struct ClassifierSettings: Equatable, Sendable {
     public var baseline = BaselineSettings()
     /// Identical raw values on every force channel for this long report `stuck`; 0 disables.
     public var stuckMilliseconds: Float = 2000
+    /// On a sensor that shows no noise (its raw words hold still unless the
+    /// force moves), a reading exactly flat for the stuck time while pressed,
+    /// away from rest and from the press's top, is `stuck` where one count
+    /// (the force that raw ± 1 moves, summed over the channels) is at most this
+    /// fraction of the force: a finger's press wanders by more than 1 % in
+    /// seconds (tremor, creep, relaxation), so at that resolution a reading
+    /// that has not moved by one count is a frozen sensor. A coarse sensor (a
+    /// quantised trace whose count is several percent of the force) may hold a
+    /// press within one count, and is left alone. 0 turns the rule off.
+    public var stuckStepFraction: Float = 0.01
     /// Scans on a rail before `saturated` is reported.
     public var saturationScans: Int = 2
 
@@ -214,6 +225,7 @@ public struct ClassifierSettings: Equatable, Sendable {
         guard vibrationCurveMilliseconds >= 0 else { throw .negativeTime(.vibrationCurve) }
         guard vibrationCurveWaitMilliseconds >= 0 else { throw .negativeTime(.vibrationCurveWait) }
         if let creepAllowance { guard creepAllowance >= 0, creepAllowance < 1 else { throw .creepAllowanceOutOfRange } }
+        guard stuckStepFraction >= 0, stuckStepFraction < 1 else { throw .stuckStepFractionOutOfRange }
     }
 }
 
@@ -251,6 +263,9 @@ public struct ClassifierParameters: Equatable, BitwiseCopyable, Sendable {
     public let blockSlopeSmoothing: Float
     /// Scans of identical raw values before `stuck`; 0 disables.
     public let stuckScans: Int32
+    /// One count's force, as a fraction of the force, up to which a flat run
+    /// on a sensor without noise is stuck mid-press (0: off).
+    public let stuckStepFraction: Float
     public let saturationScans: Int32
     /// Nominal nanoseconds between scans.
     public let periodNs: Int64
@@ -321,6 +336,7 @@ public struct ClassifierParameters: Equatable, BitwiseCopyable, Sendable {
         blockSmoothing = perBlock(baselineSmoothing)
         blockSlopeSmoothing = perBlock(slopeSmoothing)
         stuckScans = scans(settings.stuckMilliseconds)
+        stuckStepFraction = settings.stuckStepFraction
         saturationScans = Int32(max(1, min(settings.saturationScans, Int(Int32.max))))
         periodNs = Int64((1_000_000_000 / sampleRateHz).rounded())
         self.sampleRateHz = sampleRateHz

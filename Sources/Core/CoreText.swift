@@ -69,6 +69,7 @@ extension SettingsError {
         case .negativeTime(let key): return "\(key.name) must be zero or more milliseconds"
         case .touchFractionOutOfRange: return "baseline touchFraction must be between 0 and 1"
         case .creepAllowanceOutOfRange: return "creepAllowance must be from 0 up to (not including) 1, e.g. 0.15 for an FSR"
+        case .stuckStepFractionOutOfRange: return "stuckStepFraction must be from 0 up to (not including) 1, e.g. 0.01 (0 turns it off)"
         }
     }
 }

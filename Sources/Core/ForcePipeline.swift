@@ -206,7 +206,10 @@ public struct ForcePipeline: Sendable {
     /// Flat near the highest force seen while pressed is a press held
     /// against a converter's limit or a mechanical stop: `saturated`, and
     /// the press goes on (no forced release); a rail is `saturated` elsewhere.
-    /// Flat anywhere else on a sensor that showed noise is stuck.
+    /// Flat anywhere else on a sensor that showed noise is stuck. On a sensor
+    /// that shows none, flat while pressed (away from rest and the top) is
+    /// stuck where the sensor resolves the press finely: one count at most
+    /// `stuckStepFraction` of the force (see ``ClassifierSettings/stuckStepFraction``).
     @usableFromInline @inline(never)
     internal mutating func _judgeFlatRun(sample: Int64, timestampNs: Int64, into events: inout EventRing) {
         let p = _classifier._parameters
@@ -221,7 +224,31 @@ public struct ForcePipeline: Sendable {
             }
         } else if _scan.runNoisy {
             _reportStuck(sample: sample, timestampNs: timestampNs, into: &events)
+        } else if _classifier._state != .idle && p.stuckStepFraction > 0 {
+            // A press is never this still: a finger's force wanders by more than
+            // a percent in the stuck time (tremor, creep, the plate relaxing),
+            // so on a sensor that resolves a percent of the press, not one
+            // count of movement is a frozen reading. Net of the baseline: the
+            // press's own force. A channel whose count moves no force (a flat
+            // stretch of a curve) says nothing, and leaves the run alone.
+            let step = _countStep()
+            if step > 0 && step <= p.stuckStepFraction * (_lastForce - _classifier._baseline) {
+                _reportStuck(sample: sample, timestampNs: timestampNs, into: &events)
+            }
         }
+    }
+
+    /// The force one count moves at the last scan's raw words: for each
+    /// channel the larger of the steps to raw + 1 and from raw - 1 (a curve's
+    /// slope differs either side of a point), summed over the channels.
+    internal mutating func _countStep() -> Float {
+        var step: Float = 0
+        for i in 0..<_decode.channels {
+            let raw = _last.lastRaw[i]
+            let here = _decode.newtons(i, raw)
+            step += Float._max(Float._abs(_decode.newtons(i, raw &+ 1) - here), Float._abs(here - _decode.newtons(i, raw &- 1)))
+        }
+        return step
     }
 
     /// Clears the faults this scan ends, reporting `recovered` when none is left.

@@ -21,6 +21,14 @@ extension Classifier {
     /// neighbour by more than this many times the neighbours' disagreement
     /// (4×): a real tap's edge leaves its neighbours far apart.
     public static let spikeRiseOverSpread: Float = 4
+    /// At a low scan rate a release from a single reading needs it this
+    /// fraction of the peek level (a tenth) below the release level; nearer,
+    /// the next reading must agree. A partial let-go stays above half the
+    /// peek level; a tenth is 2.5 noise widths of a low-SNR panel (noise 4 %
+    /// of peek), which one reading of a force still above the level crosses
+    /// about once in 160. In peek units, not the measured noise: the idle
+    /// noise estimate also takes in vibration bursts in quiet gaps.
+    public static let releaseMarginOfPeek: Float = 0.1
     /// A block with fewer idle scans than this (a quarter of a block) is not
     /// used for the baseline: its mean would stand on too few readings.
     public static let minimumIdleScans: Float = 4

@@ -33,6 +33,7 @@ extension Profile {
         out += "spike_max_ms = \(s.spikeMaximumMilliseconds)\nvibration_holdoff_ms = \(s.vibrationHoldoffMilliseconds)\n"
         out += "vibration_rise_ms = \(s.vibrationRiseMilliseconds)\nvibration_confirm_ms = \(s.vibrationConfirmMilliseconds)\n"
         out += "vibration_curve_ms = \(s.vibrationCurveMilliseconds)\nvibration_curve_wait_ms = \(s.vibrationCurveWaitMilliseconds)\n"
+        out += "stuck_step_fraction = \(s.stuckStepFraction)  # a noise-free reading frozen mid-press is stuck where one count is at most this share of the force\n"
         if let budgetMilliseconds {
             out += "\n[latency]\nbudget_ms = \(JSON.format(budgetMilliseconds))\n"
         }

@@ -249,7 +249,7 @@ struct ProfileReader {
         let health = doc.table("health")
         try unknownKeys(health, allowed: ["stuck_ms", "saturation_scans", "spike_rejection", "spike_max_ms", "vibration_holdoff_ms",
                                          "vibration_rise_ms", "vibration_confirm_ms", "vibration_curve_ms",
-                                         "vibration_curve_wait_ms"], prefix: "health")
+                                         "vibration_curve_wait_ms", "stuck_step_fraction"], prefix: "health")
         if let v = try positive(health, "stuck_ms", "health.stuck_ms") { settings.stuckMilliseconds = v }
         if let v = try positive(health, "saturation_scans", "health.saturation_scans", allowZero: false,
                                 maximum: Limits.saturationScans.upperBound) {
@@ -265,6 +265,13 @@ struct ProfileReader {
         if let v = try positive(health, "vibration_confirm_ms", "health.vibration_confirm_ms") { settings.vibrationConfirmMilliseconds = v }
         if let v = try positive(health, "vibration_curve_ms", "health.vibration_curve_ms") { settings.vibrationCurveMilliseconds = v }
         if let v = try positive(health, "vibration_curve_wait_ms", "health.vibration_curve_wait_ms") { settings.vibrationCurveWaitMilliseconds = v }
+        if let v = try number(health, "stuck_step_fraction", "health.stuck_step_fraction") {
+            guard v >= 0 && v < 1 else {
+                throw fail("health.stuck_step_fraction", health?["stuck_step_fraction"]?.line, "must be from 0 up to (not including) 1",
+                           "0.01 calls a noise-free reading frozen mid-press stuck where one count is at most 1 % of the force; 0 turns it off")
+            }
+            settings.stuckStepFraction = Float(v)
+        }
 
         let latency = doc.table("latency")
         try unknownKeys(latency, allowed: ["budget_ms"], prefix: "latency")

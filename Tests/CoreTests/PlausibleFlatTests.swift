@@ -7,13 +7,15 @@ import ForceStageCore
 @Suite("Stuck only where implausible")
 struct PlausibleFlatTests {
     /// Raw words through an HX711-layout pipeline at 80 scans/s, gain `perCount` N/count.
-    static func run(_ raws: [Int64], zero: Int64, perCount: Float, format text: String = "le:u24/32>>0") throws -> [String] {
+    static func run(_ raws: [Int64], zero: Int64, perCount: Float, format text: String = "le:u24/32>>0",
+                    stepFraction: Float? = nil) throws -> [String] {
         let format = try ChannelFormat(parsing: text)
         let ts = try ChannelFormat(parsing: "le:s64/64>>0")
         let layout = try ScanLayout([(index: 0, format: format), (index: 2, format: ts)])
         let calibration = try PanelCalibration([(slot: 0, calibration: .linear(zeroRaw: zero, newtonsPerCount: perCount))], layout: layout)
         var settings = ClassifierSettings(peekNewtons: 1, popNewtons: 2.5)
         settings.holdMilliseconds = 0
+        if let stepFraction { settings.stuckStepFraction = stepFraction }
         var pipeline = ForcePipeline(layout: layout, calibration: calibration,
                                      parameters: try ClassifierParameters(settings, sampleRateHz: 80), timestampSlot: 1)
         var bytes = [UInt8](repeating: 0, count: layout.scanSize)
@@ -70,6 +72,35 @@ struct PlausibleFlatTests {
         let raws = Self.level(0, 80) + Self.level(3, 40) + Self.level(0, 80) + [Int64](repeating: Self.zero + 4_000, count: 300)
         let events = try Self.run(raws, zero: Self.zero, perCount: 1e-4)
         #expect(events.contains { $0.hasPrefix("stuck") }, "\(events)")
+    }
+
+    @Test("A sensor without noise frozen mid-press is stuck where it resolves the press finely, not where it is coarse")
+    func frozenWithoutNoise() throws {
+        // No noise anywhere: exactly the zero word at rest, a press to 3 N, then
+        // the reading freezes at 1.6 N (below the top) for 3.75 s. One count is
+        // 1e-4 N (0.006 % of the force): a press held that still is a frozen sensor.
+        let raws = Self.level(0, 200, noisy: false) + Self.level(3, 20, noisy: false)
+            + Self.level(1.6, 300, noisy: false) + Self.level(0, 80, noisy: false)
+        let fine = try Self.run(raws, zero: Self.zero, perCount: 1e-4)
+        let kinds = fine.map { $0.split(separator: "@")[0] }
+        #expect(kinds == ["peek", "pop", "stuck", "release", "recovered"], "\(fine)")
+        // Decided once the flat run (from the freeze's second scan) reaches the stuck time, 160 scans at 80 scans/s.
+        #expect(fine.contains("stuck@\(200 + 20 + 160)"), "\(fine)")
+        // The same force on a coarse sensor (one count 0.05 N, 3 % of 1.6 N, a
+        // quantised trace): holding a press within one count is plausible.
+        let coarse = raws.map { Self.zero + ($0 - Self.zero) / 500 }
+        let held = try Self.run(coarse, zero: Self.zero, perCount: 0.05)
+        #expect(held.map { $0.split(separator: "@")[0] } == ["peek", "pop", "release"], "\(held)")
+        // The knob: 0 turns the rule off; a fraction of 0.05 takes the coarse sensor too.
+        let off = try Self.run(raws, zero: Self.zero, perCount: 1e-4, stepFraction: 0)
+        #expect(off.map { $0.split(separator: "@")[0] } == ["peek", "pop", "release"], "\(off)")
+        let wide = try Self.run(coarse, zero: Self.zero, perCount: 0.05, stepFraction: 0.05)
+        #expect(wide.contains { $0.hasPrefix("stuck") }, "\(wide)")
+        // Frozen at the top of the press (its highest force) is a press held
+        // against a stop, on any sensor: saturated, never stuck.
+        let top = Self.level(0, 200, noisy: false) + Self.level(1.6, 300, noisy: false) + Self.level(0, 80, noisy: false)
+        let stop = try Self.run(top, zero: Self.zero, perCount: 1e-4)
+        #expect(stop.map { $0.split(separator: "@")[0] } == ["peek", "saturated", "recovered", "release"], "\(stop)")
     }
 
     @Test("Negative gain: the inverted raw words with the inverted gain give the identical events")

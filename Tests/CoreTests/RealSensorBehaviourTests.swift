@@ -33,6 +33,37 @@ struct RealSensorBehaviourTests {
         #expect(Self.kinds(old.events) == ["peek", "release", "peek", "release"], "\(old.events)")
     }
 
+    @Test("At 10 scans/s a held peek's dip read just below half the peek level waits for the next reading; a tap's valley does not")
+    func lowRateReleaseOnOneReading() throws {
+        // Peek 1 N, release 0.5 N, hold 500 ms (5 scans). A partial let-go of
+        // a held peek read once at 0.47 N (within a tenth of the peek level of
+        // the release level, as noise puts a 55 % dip) is no release.
+        let held = T.settings { $0.holdMilliseconds = 500 }
+        let dip = T.hold(0, 40) + T.hold(1.2, 10) + [0.47] + T.hold(1.2, 10) + T.hold(0, 20)
+        let r = try Self.run(dip, rate: 10, held)
+        #expect(Self.kinds(r.events) == ["peek", "hold", "release"], "\(r.events)")
+        // Letting go slowly: 0.47 then 0.2 releases, one scan after the first reading below.
+        let slow = T.hold(0, 40) + T.hold(1.2, 10) + [0.47, 0.2] + T.hold(0, 20)
+        let s = try Self.run(slow, rate: 10, held)
+        #expect(Self.kinds(s.events) == ["peek", "hold", "release"], "\(s.events)")
+        // Clearly below (0.35 N) releases on the one reading, as a finger lifting does.
+        let clear = T.hold(0, 40) + T.hold(1.2, 10) + [0.35, 1.2, 1.2] + T.hold(0, 20)
+        let c = try Self.run(clear, rate: 10, held)
+        #expect(Self.kinds(c.events) == ["peek", "hold", "release", "peek", "release"], "\(c.events)")
+        // The slow let-go's release is one scan after the clear one's (the same first reading below).
+        let sample = { (e: String) in Int(e.split(separator: "@")[1])! }
+        #expect(s.events.count == 3 && c.events.count == 5 && sample(s.events[2]) == sample(c.events[2]) + 1,
+                "slow \(s.events), clear \(c.events)")
+        // A burst of two-scan taps (shorter than the hold time) whose one-scan
+        // valleys read 0.47 N: each valley is a release, every tap counts.
+        var burst = T.hold(0, 40)
+        for _ in 0..<6 { burst += [1.2, 1.2, 0.47] }
+        burst += T.hold(0, 20)
+        let b = try Self.run(burst, rate: 10, held)
+        #expect(b.events.filter { $0.hasPrefix("peek") }.count == 6, "\(b.events)")
+        #expect(b.events.filter { $0.hasPrefix("release") }.count == 6, "\(b.events)")
+    }
+
     @Test("Tremor of +-15 % on a held peek is still no release")
     func tremorImmunity() throws {
         var forces = T.hold(0, 50) + T.ramp(0, 1.2, 10)

@@ -56,6 +56,8 @@ struct ProfileTests {
         (good.replacingOccurrences(of: "release_ms = 20", with: "relase_ms = 20"), 15, "debounce.relase_ms"),
         (good.replacingOccurrences(of: "name = \"kiosk\"", with: "name = \"kiosk"), 3, nil),
         (good.replacingOccurrences(of: "release_ms = 20", with: "release_ms = 20 20"), 15, nil),
+        (good.replacingOccurrences(of: "[debounce]", with: "[health]\nstuck_step_fraction = 1\n\n[debounce]"), 14, "health.stuck_step_fraction"),
+        (good.replacingOccurrences(of: "[debounce]", with: "[health]\nstuck_step_fraction = -0.01\n\n[debounce]"), 14, "health.stuck_step_fraction"),
     ]
 
     @Test("Every validation error names the file, line and key", arguments: broken.indices)
@@ -99,6 +101,7 @@ struct ProfileTests {
         var p = try Profile.parse(Self.good, file: "k.toml")
         p.budgetMilliseconds = 30
         p.settings.baseline.enabled = false
+        p.settings.stuckStepFraction = 0.02
         let text = p.tomlText(header: ["made by a test", "peek 1.1 N: because"])
         #expect(text.contains("# peek 1.1 N: because"))
         let back = try Profile.parse(text, file: "k.toml")
