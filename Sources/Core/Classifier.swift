@@ -527,13 +527,33 @@ public struct Classifier: Sendable {
         var i = 0
         let n = Classifier.blockScans
         while i < count {
-            if i >= 2 && _blockFill == 0 && count - i >= n {
+            if _blockFill == 0 && count - i >= n {
                 // A block may raise up to two events a scan: it waits for a drained ring.
                 if !events.isEmpty { break }
-                let raw = UnsafeRawPointer(forces + (i - 2))
-                let a = raw.loadUnaligned(as: SIMD16<Float>.self)
-                let b = raw.loadUnaligned(fromByteOffset: 4, as: SIMD16<Float>.self)
-                let c = raw.loadUnaligned(fromByteOffset: 8, as: SIMD16<Float>.self)
+                let a, b, c: SIMD16<Float>
+                if i >= 2 {
+                    let raw = UnsafeRawPointer(forces + (i - 2))
+                    a = raw.loadUnaligned(as: SIMD16<Float>.self)
+                    b = raw.loadUnaligned(fromByteOffset: 4, as: SIMD16<Float>.self)
+                    c = raw.loadUnaligned(fromByteOffset: 8, as: SIMD16<Float>.self)
+                } else {
+                    // The first scans of a call (after every drain): the two
+                    // readings before come from the classifier, which holds
+                    // the last two stepped, so the block need not wait for
+                    // two scans of this call (a block lost per event before).
+                    var window = SIMD32<Float>()
+                    window[0] = _older
+                    window[1] = _previous
+                    withUnsafeMutableBytes(of: &window) { bytes in
+                        bytes.storeBytes(of: UnsafeRawPointer(forces + i).loadUnaligned(as: SIMD16<Float>.self),
+                                         toByteOffset: 8, as: SIMD16<Float>.self)
+                    }
+                    (a, b, c) = withUnsafeBytes(of: &window) { raw in
+                        (raw.loadUnaligned(as: SIMD16<Float>.self),
+                         raw.loadUnaligned(fromByteOffset: 4, as: SIMD16<Float>.self),
+                         raw.loadUnaligned(fromByteOffset: 8, as: SIMD16<Float>.self))
+                    }
+                }
                 if stepBlock(older: a, previous: b, forces: c, firstSample: firstSample &+ Int64(i),
                              firstTimestampNs: timestamps[i]) {
                     i &+= n
