@@ -438,7 +438,7 @@ public struct Classifier: Sendable {
         let ramp = Classifier.blockRamp
         let trend = _sum16((v - mean) * ramp) * Classifier.inverseRampSquares
         let residual = v - (mean + trend * ramp)
-        let spread = _sum16(SIMD16<Float>._abs(residual)) * Classifier.inverseBlockScans
+        let spread = Classifier._spread(residual)
         // Freshly seeded (start, or the first idle block after a press): the
         // rise rate is not known yet, so the baseline may fall, and rise only
         // within the panel's noise (below the touch level).
@@ -483,6 +483,14 @@ public struct Classifier: Sendable {
             // no faster than drift does (which needs the rate): follow it slowly.
             _baseline += _parameters.blockRise * d
         }
+    }
+
+    /// The mean absolute value of a block's residuals. Out of line: inlined
+    /// into the baseline tracker, LLVM sank it into the branch that uses it
+    /// and computed it lane by lane with a branch per lane.
+    @usableFromInline @inline(never)
+    internal static func _spread(_ residual: SIMD16<Float>) -> Float {
+        _sum16(SIMD16<Float>._abs(residual)) * Classifier.inverseBlockScans
     }
 
     /// A sensor fault (stuck, lost): a press in progress is released, so that
