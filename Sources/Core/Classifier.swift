@@ -438,7 +438,12 @@ public struct Classifier: Sendable {
         let ramp = Classifier.blockRamp
         let trend = _sum16((v - mean) * ramp) * Classifier.inverseRampSquares
         let residual = v - (mean + trend * ramp)
+        #if hasFeature(Embedded) && (arch(arm) || arch(riscv32))
+        // No vector unit: inline, as small as it comes.
+        let spread = _sum16(SIMD16<Float>._abs(residual)) * Classifier.inverseBlockScans
+        #else
         let spread = Classifier._spread(residual)
+        #endif
         // Freshly seeded (start, or the first idle block after a press): the
         // rise rate is not known yet, so the baseline may fall, and rise only
         // within the panel's noise (below the touch level).
@@ -488,10 +493,13 @@ public struct Classifier: Sendable {
     /// The mean absolute value of a block's residuals. Out of line: inlined
     /// into the baseline tracker, LLVM sank it into the branch that uses it
     /// and computed it lane by lane with a branch per lane.
+    /// Not on the 32-bit microcontrollers, which have no vector unit.
+    #if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
     @usableFromInline @inline(never)
     internal static func _spread(_ residual: SIMD16<Float>) -> Float {
         _sum16(SIMD16<Float>._abs(residual)) * Classifier.inverseBlockScans
     }
+    #endif
 
     /// A sensor fault (stuck, lost): a press in progress is released, so that
     /// every begin gets an end, and classification waits for ``sensorRecovered()``.
@@ -535,7 +543,8 @@ public struct Classifier: Sendable {
         var i = 0
         let n = Classifier.blockScans
         while i < count {
-            if _blockFill == 0 && count - i >= n {
+            // (Where the block path is off, as before: no code for the window below.)
+            if _blockFill == 0 && count - i >= n && (i >= 2 || Classifier.blockPathEnabled) {
                 // A block may raise up to two events a scan: it waits for a drained ring.
                 if !events.isEmpty { break }
                 let a, b, c: SIMD16<Float>

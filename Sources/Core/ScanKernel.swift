@@ -408,6 +408,8 @@ internal func _min(_ a: Int32, _ b: Int32) -> Int32 { a < b ? a : b }
 @inlinable @inline(__always)
 internal func _max(_ a: Int32, _ b: Int32) -> Int32 { a < b ? b : a }
 
+// The block path only: not built where it is off (Classifier.blockPathEnabled).
+#if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
 /// Zeroed inline arrays of the block path, made from zero vectors of the
 /// same size: `InlineArray(repeating:)` stayed a call there (about 20
 /// instructions, several times a block).
@@ -423,3 +425,4 @@ internal func _zeroed(_: InlineArray<16, Float>.Type) -> InlineArray<16, Float> 
 internal func _zeroed(_: InlineArray<18, Float>.Type) -> InlineArray<18, Float> {
     unsafeBitCast((SIMD16<Float>(), SIMD2<Float>()), to: InlineArray<18, Float>.self)
 }
+#endif
