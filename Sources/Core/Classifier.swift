@@ -469,7 +469,12 @@ public struct Classifier: Sendable {
         let ramp = Classifier.blockRamp
         let trend = _sum16((v - mean) * ramp) * Classifier.inverseRampSquares
         let residual = v - (mean + trend * ramp)
+        #if hasFeature(Embedded) && (arch(arm) || arch(riscv32))
+        // No vector unit: inline, as small as it comes.
         let spread = _sum16(SIMD16<Float>._abs(residual)) * Classifier.inverseBlockScans
+        #else
+        let spread = Classifier._spread(residual)
+        #endif
         // Freshly seeded (start, or the first idle block after a press): the
         // rise rate is not known yet, so the baseline may fall, and rise only
         // within the panel's noise (below the touch level).
@@ -516,6 +521,17 @@ public struct Classifier: Sendable {
         }
     }
 
+    /// The mean absolute value of a block's residuals. Out of line: inlined
+    /// into the baseline tracker, LLVM sank it into the branch that uses it
+    /// and computed it lane by lane with a branch per lane.
+    /// Not on the 32-bit microcontrollers, which have no vector unit.
+    #if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
+    @usableFromInline @inline(never)
+    internal static func _spread(_ residual: SIMD16<Float>) -> Float {
+        _sum16(SIMD16<Float>._abs(residual)) * Classifier.inverseBlockScans
+    }
+    #endif
+
     /// A sensor fault (stuck, lost): a press in progress is released, so that
     /// every begin gets an end, and classification waits for ``sensorRecovered()``.
     public mutating func sensorFault(sample: Int64, timestampNs: Int64, into events: inout EventRing) {
@@ -558,13 +574,34 @@ public struct Classifier: Sendable {
         var i = 0
         let n = Classifier.blockScans
         while i < count {
-            if i >= 2 && _blockFill == 0 && count - i >= n {
+            // (Where the block path is off, as before: no code for the window below.)
+            if _blockFill == 0 && count - i >= n && (i >= 2 || Classifier.blockPathEnabled) {
                 // A block may raise up to two events a scan: it waits for a drained ring.
                 if !events.isEmpty { break }
-                let raw = UnsafeRawPointer(forces + (i - 2))
-                let a = raw.loadUnaligned(as: SIMD16<Float>.self)
-                let b = raw.loadUnaligned(fromByteOffset: 4, as: SIMD16<Float>.self)
-                let c = raw.loadUnaligned(fromByteOffset: 8, as: SIMD16<Float>.self)
+                let a, b, c: SIMD16<Float>
+                if i >= 2 {
+                    let raw = UnsafeRawPointer(forces + (i - 2))
+                    a = raw.loadUnaligned(as: SIMD16<Float>.self)
+                    b = raw.loadUnaligned(fromByteOffset: 4, as: SIMD16<Float>.self)
+                    c = raw.loadUnaligned(fromByteOffset: 8, as: SIMD16<Float>.self)
+                } else {
+                    // The first scans of a call (after every drain): the two
+                    // readings before come from the classifier, which holds
+                    // the last two stepped, so the block need not wait for
+                    // two scans of this call (a block lost per event before).
+                    var window = SIMD32<Float>()
+                    window[0] = _older
+                    window[1] = _previous
+                    withUnsafeMutableBytes(of: &window) { bytes in
+                        bytes.storeBytes(of: UnsafeRawPointer(forces + i).loadUnaligned(as: SIMD16<Float>.self),
+                                         toByteOffset: 8, as: SIMD16<Float>.self)
+                    }
+                    (a, b, c) = withUnsafeBytes(of: &window) { raw in
+                        (raw.loadUnaligned(as: SIMD16<Float>.self),
+                         raw.loadUnaligned(fromByteOffset: 4, as: SIMD16<Float>.self),
+                         raw.loadUnaligned(fromByteOffset: 8, as: SIMD16<Float>.self))
+                    }
+                }
                 if stepBlock(older: a, previous: b, forces: c, firstSample: firstSample &+ Int64(i),
                              firstTimestampNs: timestamps[i]) {
                     i &+= n

@@ -348,7 +348,7 @@ public struct ForcePipeline: Sendable {
         var counters = _counters
         var zeroSums = _zeroSums
         var forces = SIMD16<Float>()
-        var stamps = InlineArray<16, Int64>(repeating: 0)
+        var stamps = _zeroed(InlineArray<16, Int64>.self)
         var changed: UInt32 = 0
         // Moments only of the last scans, the ones the position window keeps
         // (a block that falls back to per-scan steps recomputes the others).
@@ -361,7 +361,7 @@ public struct ForcePipeline: Sendable {
                                 momentsX: &unusedX, momentsY: &unusedY) else { return false }
         // Plain arrays filled scalar by scalar (a vector insert per scan stalls),
         // loaded as vectors once.
-        var window = InlineArray<18, Float>(repeating: 0)
+        var window = _zeroed(InlineArray<18, Float>.self)
         window[0] = _classifier._older
         window[1] = _classifier._previous
         withUnsafeMutableBytes(of: &window) { $0.storeBytes(of: forces, toByteOffset: 8, as: SIMD16<Float>.self) }

@@ -350,8 +350,8 @@ extension _PanelDecoder {
             s.lastTimestamp = stamps[Classifier.blockScans &- 1]
         }
         let tail = Classifier.blockScans - CentreOfPressure.windowScans
-        var raws = InlineArray<16, Int64>(repeating: 0)
-        var newtons = InlineArray<16, Float>(repeating: 0)
+        var raws = _zeroed(InlineArray<16, Int64>.self)
+        var newtons = _zeroed(InlineArray<16, Float>.self)
         var moved: UInt32 = 0
         for i in 0..<channels {
             let d = decoders[i]
@@ -407,3 +407,22 @@ extension _PanelDecoder {
 internal func _min(_ a: Int32, _ b: Int32) -> Int32 { a < b ? a : b }
 @inlinable @inline(__always)
 internal func _max(_ a: Int32, _ b: Int32) -> Int32 { a < b ? b : a }
+
+// The block path only: not built where it is off (Classifier.blockPathEnabled).
+#if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
+/// Zeroed inline arrays of the block path, made from zero vectors of the
+/// same size: `InlineArray(repeating:)` stayed a call there (about 20
+/// instructions, several times a block).
+@inlinable @inline(__always)
+internal func _zeroed(_: InlineArray<16, Int64>.Type) -> InlineArray<16, Int64> {
+    unsafeBitCast(SIMD16<Int64>(), to: InlineArray<16, Int64>.self)
+}
+@inlinable @inline(__always)
+internal func _zeroed(_: InlineArray<16, Float>.Type) -> InlineArray<16, Float> {
+    unsafeBitCast(SIMD16<Float>(), to: InlineArray<16, Float>.self)
+}
+@inlinable @inline(__always)
+internal func _zeroed(_: InlineArray<18, Float>.Type) -> InlineArray<18, Float> {
+    unsafeBitCast((SIMD16<Float>(), SIMD2<Float>()), to: InlineArray<18, Float>.self)
+}
+#endif
