@@ -238,15 +238,23 @@ public struct ForcePipeline: Sendable {
         }
     }
 
-    /// The force one count moves at the last scan's raw words: for each
-    /// channel the larger of the steps to raw + 1 and from raw - 1 (a curve's
-    /// slope differs either side of a point), summed over the channels.
+    /// The force one count moves at the last scan's raw words, summed over
+    /// the channels: a line's scale, or on a curve the larger of the steps to
+    /// raw + 1 and from raw - 1 (its slope differs either side of a point).
+    /// Out of line and through the curve's own out-of-line lookup: it runs
+    /// once per flat run, and the firmware is not to carry three more copies
+    /// of the line's arithmetic for it.
+    @inline(never)
     internal mutating func _countStep() -> Float {
         var step: Float = 0
         for i in 0..<_decode.channels {
+            guard _decode.decoders[i].curveFirst >= 0 else {
+                step += Float._abs(_decode.decoders[i].scale)
+                continue
+            }
             let raw = _last.lastRaw[i]
-            let here = _decode.newtons(i, raw)
-            step += Float._max(Float._abs(_decode.newtons(i, raw &+ 1) - here), Float._abs(here - _decode.newtons(i, raw &- 1)))
+            let here = _decode._curve(i, raw)
+            step += Float._max(Float._abs(_decode._curve(i, raw &+ 1) - here), Float._abs(here - _decode._curve(i, raw &- 1)))
         }
         return step
     }
