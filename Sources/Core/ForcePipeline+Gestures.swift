@@ -379,8 +379,10 @@ extension ForcePipeline {
 
     /// Takes one block of ``Classifier/blockScans`` scans at `scans` through
     /// the block path while a press is in progress, but only a block in which
-    /// the classifier decides nothing (it takes the block whole, so it raises
-    /// no event) and no scan could raise a health event; on a panel with cell
+    /// the classifier decides nothing (it takes the block whole, or, where its
+    /// block step refuses it, steps its scans one at a time without an event:
+    /// ``Classifier/_stepUndecided(_:stamps:firstSample:into:)``, which leaves
+    /// `events` as it was) and no scan could raise a health event; on a panel with cell
     /// positions, only a block aligned with the cells' zero blocks (so the
     /// zeros can move only after its last scan). Fills `out` with each scan's
     /// press force and centre of pressure, exactly as reading ``pressForce``
@@ -513,7 +515,8 @@ public struct GestureReplay: BitwiseCopyable, Sendable {
 extension ForcePipeline {
     /// Takes one block of ``Classifier/blockScans`` scans at `scans` through
     /// the block fast path, but only a block in which nothing is decided: the
-    /// classifier takes it whole (so it raises no event), no scan in it could
+    /// classifier takes it whole or steps it scan by scan without an event
+    /// (as in ``processPressedBlock(_:into:replay:events:)``), no scan in it could
     /// raise a health event, and, with `holdingPosition` on a panel with cell
     /// positions, ``centreOfPressure`` stays ``lastDecidedPosition`` after
     /// each of its scans but the last (every window of four scans below the
