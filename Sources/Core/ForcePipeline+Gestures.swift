@@ -128,6 +128,38 @@ extension ForcePipeline {
 // The gesture layer (Sources/Gestures) is host-side: what it alone reads is not
 // built for Embedded targets, so their .text carries none of it.
 #if !hasFeature(Embedded)
+extension Classifier {
+    /// A block ``stepBlock(older:previous:forces:firstSample:firstTimestampNs:)``
+    /// refused (a reading straddles a level, the hold's reference climbs, the
+    /// touch band is crossed), stepped one scan at a time as
+    /// ``step(force:sample:timestampNs:into:)`` steps it, and kept only where
+    /// no scan of it decides anything (no event, so the press state stays).
+    /// Otherwise the classifier and `events` are put back as they were and it
+    /// returns false, so the caller replays the block scan by scan. Most of the
+    /// blocks the fast path refuses around a press decide nothing: the gesture
+    /// layer then takes them as it takes a block the fast path took.
+    /// - Complexity: O(blockScans); one copy of the classifier; no allocation.
+    @inlinable
+    internal mutating func _stepUndecided(_ forces: SIMD16<Float>, stamps: InlineArray<16, Int64>, firstSample: Int64,
+                                          into events: inout EventRing) -> Bool {
+        guard _blockFill == 0 && EventRing.capacityCount &- events._count >= Classifier.maximumEventsPerStep else { return false }
+        let saved = self
+        let count = events._count, overflows = events._overflowCount
+        var k = 0
+        while k < Classifier.blockScans {
+            step(force: forces[k], sample: firstSample &+ Int64(truncatingIfNeeded: k), timestampNs: stamps[k], into: &events)
+            if events._count != count || events._overflowCount != overflows {
+                self = saved
+                events._count = count
+                events._overflowCount = overflows
+                return false
+            }
+            k &+= 1
+        }
+        return true
+    }
+}
+
 extension _PressureWindow {
     /// ``position(gate:zeros:)`` without deciding: the same arithmetic on a
     /// copy, so the last decided position (which only events set) stays.
@@ -189,6 +221,32 @@ extension ForcePipeline {
         let n = Float(CentreOfPressure.windowScans)
         let threshold = gate * n
         let zf = n * zeros.total, zx = n * zeros.momentX, zy = n * zeros.momentY
+        // The common block of a held press: every window past the gate, every position finite.
+        // Sixteen lanes at once (the same additions and divisions as lane by lane below), bounds
+        // from lane minima and maxima; lane 15 is left to the caller, so it copies lane 0 here.
+        let totals = _windowSums(window.force, forces) - SIMD16(repeating: zf)
+        var lowest = totals
+        lowest[Classifier.blockScans &- 1] = totals[0]
+        if _minLane(lowest) >= threshold {
+            var qx = (_windowSums(window.momentX, momentsX) - SIMD16(repeating: zx)) / totals
+            var qy = (_windowSums(window.momentY, momentsY) - SIMD16(repeating: zy)) / totals
+            qx[Classifier.blockScans &- 1] = qx[0]
+            qy[Classifier.blockScans &- 1] = qy[0]
+            if (_sum16(qx) + _sum16(qy)).isFinite {
+                // No lane is NaN or infinite: minima and maxima are those of the scalar pass.
+                qx[Classifier.blockScans &- 1] = out._x[Classifier.blockScans &- 1]
+                qy[Classifier.blockScans &- 1] = out._y[Classifier.blockScans &- 1]
+                withUnsafeMutableBytes(of: &out._x) { $0.storeBytes(of: qx, as: SIMD16<Float>.self) }
+                withUnsafeMutableBytes(of: &out._y) { $0.storeBytes(of: qy, as: SIMD16<Float>.self) }
+                qx[Classifier.blockScans &- 1] = qx[0]
+                qy[Classifier.blockScans &- 1] = qy[0]
+                out._hasPosition = Classifier.blockBits >> 1
+                out._low = PlatePoint(x: _minLane(qx), y: _minLane(qy))
+                out._high = PlatePoint(x: _maxLane(qx), y: _maxLane(qy))
+                out._nan = false
+                return
+            }
+        }
         var ef = InlineArray<20, Float>(repeating: 0), ex = ef, ey = ef
         for j in 0..<CentreOfPressure.windowScans {
             ef[j] = window.force[j]
@@ -239,7 +297,7 @@ extension ForcePipeline {
     }
 }
 
-/// What ``ForcePipeline/processPressedBlock(_:into:replay:)`` hands the gesture
+/// What ``ForcePipeline/processPressedBlock(_:into:replay:events:)`` hands the gesture
 /// layer for each scan of a block it took whole: the press force and the
 /// centre of pressure as ``ForcePipeline/pressForce`` and
 /// ``ForcePipeline/centreOfPressure`` read after that scan's
@@ -321,8 +379,10 @@ extension ForcePipeline {
 
     /// Takes one block of ``Classifier/blockScans`` scans at `scans` through
     /// the block path while a press is in progress, but only a block in which
-    /// the classifier decides nothing (it takes the block whole, so it raises
-    /// no event) and no scan could raise a health event; on a panel with cell
+    /// the classifier decides nothing (it takes the block whole, or, where its
+    /// block step refuses it, steps its scans one at a time without an event:
+    /// ``Classifier/_stepUndecided(_:stamps:firstSample:into:)``, which leaves
+    /// `events` as it was) and no scan could raise a health event; on a panel with cell
     /// positions, only a block aligned with the cells' zero blocks (so the
     /// zeros can move only after its last scan). Fills `out` with each scan's
     /// press force and centre of pressure, exactly as reading ``pressForce``
@@ -340,7 +400,7 @@ extension ForcePipeline {
     /// - Complexity: O(blockScans × force channels); no allocation.
     @inlinable
     public mutating func processPressedBlock(_ scans: UnsafeRawPointer, into out: inout PressedBlockScans,
-                                             replay: inout GestureReplay) -> Bool {
+                                             replay: inout GestureReplay, events: inout EventRing) -> Bool {
         // What process(scans:into:) and _processBlock ask before a block, in the same order.
         guard _classifier._blockFill == 0 && _classifier._history >= 2 else { return false }
         guard !_stuck && !_saturated && !_clipped && !_lost && !_classifier._suspended else { return false }
@@ -363,7 +423,8 @@ extension ForcePipeline {
         let windowBefore = _pressure
         let zerosBefore = _cellZeros
         // Changes nothing when it refuses the block.
-        guard _classifier.stepBlock(older: a, previous: b, forces: c, firstSample: first, firstTimestampNs: block.firstStampNs) else {
+        guard _classifier.stepBlock(older: a, previous: b, forces: c, firstSample: first, firstTimestampNs: block.firstStampNs)
+                || _classifier._stepUndecided(c, stamps: block.stamps, firstSample: first, into: &events) else {
             // The classifier decides something in it: the read is kept for a replay, not done twice.
             _beginReplay(block, first: first, positions: positions, into: &replay)
             _replayMomentSums(&replay)
@@ -454,7 +515,8 @@ public struct GestureReplay: BitwiseCopyable, Sendable {
 extension ForcePipeline {
     /// Takes one block of ``Classifier/blockScans`` scans at `scans` through
     /// the block fast path, but only a block in which nothing is decided: the
-    /// classifier takes it whole (so it raises no event), no scan in it could
+    /// classifier takes it whole or steps it scan by scan without an event
+    /// (as in ``processPressedBlock(_:into:replay:events:)``), no scan in it could
     /// raise a health event, and, with `holdingPosition` on a panel with cell
     /// positions, ``centreOfPressure`` stays ``lastDecidedPosition`` after
     /// each of its scans but the last (every window of four scans below the
@@ -462,7 +524,7 @@ extension ForcePipeline {
     /// Otherwise returns false: where the block was read but is refused (the
     /// classifier decides something in it, or the position moves), the read
     /// is committed and kept in `replay` (then ``GestureReplay/isPending``)
-    /// for ``replayScan(_:into:)``, as ``processPressedBlock(_:into:replay:)``
+    /// for ``replayScan(_:into:)``, as ``processPressedBlock(_:into:replay:events:)``
     /// does; else, having changed nothing, and the caller steps the scans one at a time.
     ///
     /// The state it leaves is exactly that of ``process(scan:into:)`` for
@@ -474,7 +536,7 @@ extension ForcePipeline {
     /// - Complexity: O(blockScans × force channels); no allocation.
     @inlinable
     public mutating func processQuietBlock(_ scans: UnsafeRawPointer, holdingPosition: Bool,
-                                           replay: inout GestureReplay) -> Bool {
+                                           replay: inout GestureReplay, events: inout EventRing) -> Bool {
         // What process(scans:into:) and _processBlock ask before a block, in the same order.
         guard _classifier._blockFill == 0 && _classifier._history >= 2 else { return false }
         guard !_stuck && !_saturated && !_clipped && !_lost && !_classifier._suspended else { return false }
@@ -508,9 +570,10 @@ extension ForcePipeline {
                 return false
             }
         }
-        // Changes nothing when it refuses the block.
+        // Changes nothing when it refuses the block; nor does the per-scan fallback where a scan decides.
         guard _classifier.stepBlock(older: block.older, previous: block.previous, forces: block.forces,
-                                    firstSample: first, firstTimestampNs: block.firstStampNs) else {
+                                    firstSample: first, firstTimestampNs: block.firstStampNs)
+                || _classifier._stepUndecided(block.forces, stamps: block.stamps, firstSample: first, into: &events) else {
             _beginQuietReplay(block, scans, first: first, positions: positions, into: &replay)
             return false
         }

@@ -15,11 +15,11 @@ import ForceStageCore
 /// ``advance(scans:count:size:pipeline:events:)`` does the same over a run of
 /// scans, taking a 16-scan block through the pipeline's fast path wherever the
 /// layer needs nothing per scan: no press it follows is in progress, and the
-/// block decides nothing (``ForcePipeline/processQuietBlock(_:holdingPosition:replay:)``),
+/// block decides nothing (``ForcePipeline/processQuietBlock(_:holdingPosition:replay:events:)``),
 /// not even, where the regions' levels differ, a move of the centre of
 /// pressure that would change the classifier's levels. While a press it
 /// follows is held steadily (the classifier decides nothing in the block), it
-/// takes the block through ``ForcePipeline/processPressedBlock(_:into:replay:)`` and
+/// takes the block through ``ForcePipeline/processPressedBlock(_:into:replay:events:)`` and
 /// follows it scan by scan from the block's forces and positions. Where a
 /// block is read but cannot be taken whole (the classifier decides something
 /// in it, or the layer could put out too much at once), it replays the
@@ -51,7 +51,7 @@ public struct GestureDriver: Sendable {
     /// The per-scan view of the last pressed block (kept, so a call needs no 200 bytes of stack for one).
     private var block = PressedBlockScans()
     /// Blocks taken whole through the pipeline's block path while a press was followed
-    /// (``ForcePipeline/processPressedBlock(_:into:replay:)``); their moves, springs and progress are in ``output``.
+    /// (``ForcePipeline/processPressedBlock(_:into:replay:events:)``); their moves, springs and progress are in ``output``.
     public private(set) var pressedBlocks = 0
     /// The block being replayed scan by scan (``GestureReplay/isPending`` while scans of it are left).
     private var replay = GestureReplay()
@@ -194,7 +194,7 @@ public struct GestureDriver: Sendable {
             // centre of pressure where it is, and there its levels must be the ones set.
             let holding = gestures.levelsVary && pipeline.pressState == .idle
             if !holding || regionLevels(at: pipeline.lastDecidedPosition) == levels {
-                if pipeline.processQuietBlock(scans, holdingPosition: holding, replay: &replay) {
+                if pipeline.processQuietBlock(scans, holdingPosition: holding, replay: &replay, events: &events) {
                     positionValid = false
                     output.removeAll()
                     otherEvents.removeAll()
@@ -209,7 +209,7 @@ public struct GestureDriver: Sendable {
         }
         if count >= Classifier.blockScans && gestures.needsScans && events.isEmpty
             && pipeline.pressState != .idle && gestures.blockFits(first: pipeline.nextSample) {
-            if pipeline.processPressedBlock(scans, into: &block, replay: &replay) {
+            if pipeline.processPressedBlock(scans, into: &block, replay: &replay, events: &events) {
                 // A press in progress that the classifier decides nothing in: the
                 // layer follows it scan by scan from the block's forces and positions.
                 pressedBlocks &+= 1

@@ -1,7 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
-import ForceStageCore
+@testable import ForceStageCore
 import ForceStageGestures
 import ForceStageFormats
 @testable import ForceStageTools
@@ -174,5 +174,63 @@ struct GestureFastPathTests {
         #expect(GestureTests.kinds(reference).first == "peek(left)", "\(GestureTests.kinds(reference))")
         #expect(fast == reference, "block path \(fast.prefix(2)), per scan \(reference.prefix(2))")
         #expect(blocks > 30, "blocks taken whole: \(blocks)")
+    }
+    /// The health scores a pipeline keeps (the flat run, the change and rest scores), compared field by field.
+    static func scores(_ p: ForcePipeline) -> [String] {
+        let s = p._scan
+        return ["stuckRun \(s.stuckRun)", "forceHigh \(s.forceHigh)", "changeScore \(s.changeScore)", "restScore \(s.restScore)",
+                "previousForce \(s.previousForce)", "previousTurn \(s.previousTurn)", "runNoisy \(s.runNoisy)", "runRestNoisy \(s.runRestNoisy)"]
+    }
+
+    @Test("A light touch sliding onto a region with a lower touch band in the middle of a replayed block: the health scores are caught up scan by scan with the new band")
+    func touchBandChangesInAReplayedBlock() throws {
+        typealias T = GestureTests.Touch
+        // Right: the panel's levels (peek 1.3 N, touch band 0.39 N, position gate 0.325 N).
+        // Left: peek 0.8 N, touch band 0.24 N. A 0.35 N touch is past the gate (the
+        // idle blocks' position moves, so they are read and replayed), at rest under
+        // the right's band and not under the left's, and below both peeks.
+        let right = GestureTests.right
+        let left = Region(name: "left", minX: 0, minY: 0, maxX: 0.5, maxY: 1, peekNewtons: 0.8, popNewtons: 2.0)
+        var touches = GestureTests.idle(600)
+        touches += GestureTests.ramp(T(x: 0.8, y: 0.5, force: 0), T(x: 0.8, y: 0.5, force: 0.35), 40)
+        touches += Array(repeating: T(x: 0.8, y: 0.5, force: 0.35), count: 40)
+        touches += GestureTests.ramp(T(x: 0.8, y: 0.5, force: 0.35), T(x: 0.2, y: 0.5, force: 0.35), 60)
+        touches += Array(repeating: T(x: 0.2, y: 0.5, force: 0.35), count: 100)
+        touches += GestureTests.ramp(T(x: 0.2, y: 0.5, force: 0.35), T(x: 0.2, y: 0.5, force: 0), 40)
+        touches += GestureTests.idle(400)
+        let (rec, setup) = try GestureTests.recording(touches)
+        let regions = [left, right]
+        var pipeline = setup.makePipeline(), reference = setup.makePipeline()
+        var driver = GestureDriver(regions: regions, settings: setup.settings, sampleRateHz: setup.sampleRateHz)
+        var perScan = GestureDriver(regions: regions, settings: setup.settings, sampleRateHz: setup.sampleRateHz)
+        var ring = EventRing(), referenceRing = EventRing()
+        var switched = 0, compared = 0
+        let size = setup.layout.scanSize
+        rec.scans.withUnsafeBytes { raw in
+            var i = 0, j = 0
+            var bandAtRead: Float = 0
+            while i < rec.scanCount {
+                let replayedBefore = driver.replayedBlocks
+                let band = pipeline.classifier.parameters.touchBand
+                i += driver.advance(scans: raw.baseAddress! + i * size, count: rec.scanCount - i, size: size, pipeline: &pipeline, events: &ring)
+                if driver.replayedBlocks != replayedBefore { bandAtRead = band }
+                // The scores are committed at a block's end: compare between blocks.
+                guard !driver.replayPending else { continue }
+                while j < i {
+                    perScan.step(scan: raw.baseAddress! + j * size, pipeline: &reference, events: &referenceRing)
+                    j += 1
+                }
+                if driver.replayedBlocks != replayedBefore || bandAtRead != 0 {
+                    if pipeline.classifier.parameters.touchBand != bandAtRead { switched += 1 }
+                    bandAtRead = 0
+                }
+                #expect(pipeline.classifier.parameters.touchBand == reference.classifier.parameters.touchBand, "scan \(i)")
+                #expect(Self.scores(pipeline) == Self.scores(reference), "scan \(i): block path \(Self.scores(pipeline)), per scan \(Self.scores(reference))")
+                compared += 1
+            }
+        }
+        // The case under test happened: a block read under the right's band and replayed across the switch.
+        #expect(switched > 0, "no replayed block saw the touch band change")
+        #expect(compared > 50)
     }
 }
