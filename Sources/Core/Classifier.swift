@@ -438,19 +438,7 @@ public struct Classifier: Sendable {
         if bits == 0 {
             count = 0  // a busy block, or one not settled yet: common after a press
         } else if !whole {
-            // A partly settled block (rare): the others' readings weigh 0.
-            count = 0
-            withUnsafeMutableBytes(of: &kept) { lanes in
-                var k = 0
-                while k < Classifier.blockScans {
-                    if bits & (1 &<< UInt32(truncatingIfNeeded: k)) != 0 {
-                        count += 1
-                    } else {
-                        lanes.storeBytes(of: 0, toByteOffset: k &* MemoryLayout<Float>.stride, as: Float.self)
-                    }
-                    k &+= 1
-                }
-            }
+            (kept, count) = Classifier._settledOnly(v, bits)
         }
         let n = Int32(Classifier.blockScans)
         guard count >= Classifier.minimumIdleScans && !_suspended else {
@@ -514,6 +502,28 @@ public struct Classifier: Sendable {
             // no faster than drift does (which needs the rate): follow it slowly.
             _baseline += _parameters.blockRise * d
         }
+    }
+
+    /// A partly settled block (rare): the others' readings weigh 0; returns
+    /// the readings kept and how many. Out of line, so that the baseline
+    /// tracker keeps its block in registers (no stack copy for the lane
+    /// stores, no stack protector).
+    @usableFromInline @inline(never)
+    internal static func _settledOnly(_ v: SIMD16<Float>, _ bits: UInt32) -> (SIMD16<Float>, Float) {
+        var kept = v
+        var count: Float = 0
+        withUnsafeMutableBytes(of: &kept) { lanes in
+            var k = 0
+            while k < Classifier.blockScans {
+                if bits & (1 &<< UInt32(truncatingIfNeeded: k)) != 0 {
+                    count += 1
+                } else {
+                    lanes.storeBytes(of: 0, toByteOffset: k &* MemoryLayout<Float>.stride, as: Float.self)
+                }
+                k &+= 1
+            }
+        }
+        return (kept, count)
     }
 
     /// The mean absolute value of a block's residuals. Out of line: inlined

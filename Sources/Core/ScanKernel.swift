@@ -88,6 +88,9 @@ internal struct _ScanState: BitwiseCopyable, Sendable {
     /// (a sensor showing noise) or none did (a flat reading), the run and
     /// the change score move in closed form, exactly as scan by scan.
     ///
+    /// `forces - 1` must be readable (both callers pass their window of the
+    /// scans before and the block, from its third reading); its value is not used.
+    ///
     /// - Returns: false where a flat run reaches `stuckScans` (> 0) inside
     ///   the block, which the per-scan path judges; the scores are then
     ///   half-advanced and must be dropped.
@@ -121,11 +124,48 @@ internal struct _ScanState: BitwiseCopyable, Sendable {
             }
             return true
         }
-        for k in 0..<Classifier.blockScans {
-            let force = forces[k]
-            advanceForce(atRest: ForcePipeline._atRest(force, baseline: baseline, band: band), force: force)
-        }
+        advanceForces(block: forces, baseline: baseline, band: band)
         return true
+    }
+
+    /// ``advanceForce(atRest:force:)`` for each scan of a block in turn. The
+    /// common quiet block (every scan at rest, every force above or below the
+    /// one before: a sensor showing noise) is judged on lane masks and takes
+    /// the turns as bits: scan k turns where its direction differs from scan
+    /// k-1's, so only the rest score's clamped steps stay scan by scan, on
+    /// integers. With no NaN among the forces (each compared), their highest
+    /// is the same whatever the order. Any other block goes scan by scan.
+    @inlinable @inline(__always)
+    internal mutating func advanceForces(block forces: UnsafePointer<Float>, baseline: Float, band: Float) {
+        let f = UnsafeRawPointer(forces).loadUnaligned(as: SIMD16<Float>.self)
+        var before = UnsafeRawPointer(forces - 1).loadUnaligned(as: SIMD16<Float>.self)
+        before[0] = previousForce
+        let d = f - SIMD16<Float>(repeating: baseline)
+        let rises = f .> before
+        let quiet = (rises .| (f .< before)) .& (d .< SIMD16<Float>(repeating: band)) .& (d .> SIMD16<Float>(repeating: -band))
+        let all: UInt32 = (1 &<< UInt32(Classifier.blockScans)) &- 1
+        guard _laneBits(quiet) == all else {
+            for k in 0..<Classifier.blockScans {
+                let force = forces[k]
+                advanceForce(atRest: ForcePipeline._atRest(force, baseline: baseline, band: band), force: force)
+            }
+            return
+        }
+        let up = _laneBits(rises)
+        // Every direction is +1 or -1: scan k turned where it differs from
+        // the direction before it (scan 0: the last nonzero one, none at first).
+        var turned = (up ^ ((up &<< 1) | (previousTurn > 0 ? 1 : 0))) & all
+        if previousTurn == 0 { turned &= ~1 }
+        var score = restScore
+        for k in 0..<Classifier.blockScans {
+            score = turned & (1 &<< UInt32(k)) != 0 ? _min(_ScanState.scoreCeiling, score &+ _ScanState.turnCredit)
+                                                    : _max(0, score &- 1)
+        }
+        restScore = score
+        previousTurn = up & (1 &<< UInt32(Classifier.blockScans &- 1)) != 0 ? 1 : -1
+        let top = _maxLane(f)
+        forceHigh = top > forceHigh ? top : forceHigh
+        previousForce = f[Classifier.blockScans &- 1]
     }
     #endif
 }
@@ -400,6 +440,21 @@ extension _PanelDecoder {
         return true
     }
 }
+#endif
+
+// The block path only: not built where it is off (Classifier.blockPathEnabled).
+#if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
+/// A 16-lane mask as bits, bit k for lane k: each lane's weight kept where
+/// the mask is set, and summed.
+@inlinable @inline(__always)
+internal func _laneBits(_ m: SIMDMask<SIMD16<Int32>>) -> UInt32 {
+    let weights = unsafeBitCast(_laneWeights, to: SIMD16<Int32>.self)
+    return UInt32(truncatingIfNeeded: SIMD16<Int32>().replacing(with: weights, where: m).wrappedSum())
+}
+/// Lane k's bit, 1 << k, as a tuple of literals (constant data, no lazy global).
+@usableFromInline internal let _laneWeights: (Int32, Int32, Int32, Int32, Int32, Int32, Int32, Int32,
+                                              Int32, Int32, Int32, Int32, Int32, Int32, Int32, Int32) =
+    (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768)
 #endif
 
 /// Branch-free integer minimum and maximum (a select, not a call).

@@ -34,8 +34,16 @@ extension Classifier {
     public static let minimumIdleScans: Float = 4
     /// The in-block time ramp, scans from the block's centre: the straight-line
     /// trend is removed from a block before its noise is measured.
-    public static let blockRamp = SIMD16<Float>(-7.5, -6.5, -5.5, -4.5, -3.5, -2.5, -1.5, -0.5,
-                                                0.5, 1.5, 2.5, 3.5, 4.5, 5.5, 6.5, 7.5)
+    public static var blockRamp: SIMD16<Float> {
+        @inlinable @inline(__always) get { unsafeBitCast(_blockRampLanes, to: SIMD16<Float>.self) }
+    }
+    /// ``blockRamp``'s lanes as a tuple of literals, which the compiler lays
+    /// out as constant data: a `static let` of `SIMD16` was initialised
+    /// lazily, a `swift_once` check (about 12 instructions) in every block's
+    /// baseline tracking.
+    @usableFromInline internal static let _blockRampLanes: (Float, Float, Float, Float, Float, Float, Float, Float,
+                                                            Float, Float, Float, Float, Float, Float, Float, Float) =
+        (-7.5, -6.5, -5.5, -4.5, -3.5, -2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 3.5, 4.5, 5.5, 6.5, 7.5)
     /// 1 / Σ ramp² (Σ (k - 7.5)² over k = 0..15 is 340), per scan²: the
     /// least-squares slope of a block is Σ (v - mean)·ramp / Σ ramp².
     public static let inverseRampSquares: Float = 1 / 340

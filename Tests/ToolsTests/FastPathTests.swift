@@ -43,6 +43,12 @@ struct FastPathTests {
         return (events, pipeline)
     }
 
+    /// Every field of the pipeline's health scores, floats as bit patterns.
+    static func healthScores(_ s: _ScanState) -> [Int64] {
+        [Int64(s.stuckRun), Int64(s.forceHigh.bitPattern), Int64(s.changeScore), Int64(s.restScore),
+         Int64(s.previousForce.bitPattern), Int64(s.previousTurn), s.runNoisy ? 1 : 0, s.runRestNoisy ? 1 : 0]
+    }
+
     /// Checks one recording; returns the fraction of blocks the fast path took.
     static func check(_ recording: Recording, name: String) throws -> Double {
         let setup = try PanelSetup(metadata: recording.metadata, file: name)
@@ -56,6 +62,8 @@ struct FastPathTests {
                     "\(name): baselines differ")
             #expect(fastPipe.classifier.state == slowPipe.classifier.state)
             #expect(fastPipe.classifier.spikesRejected == slowPipe.classifier.spikesRejected)
+            // The health scores, which the block path advances in closed form where it can.
+            #expect(healthScores(fastPipe._scan) == healthScores(slowPipe._scan), "\(name), chunks of \(chunk): health scores differ")
         }
         // Classify-only over precomputed forces, batched, against per-scan steps.
         var forces: [Float] = []
