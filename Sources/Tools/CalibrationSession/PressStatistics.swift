@@ -47,22 +47,15 @@ func medianOfThree(_ x: [Double]) -> [Double] {
     return out
 }
 
-/// Mean, standard deviation and slope (per index) of a least-squares line through `y`.
+/// Mean, standard deviation and slope (per index) of a least-squares line
+/// through `y`: ``lineFit(scans:levels:)`` at the indices, and the residuals' spread.
 func lineFit(_ y: [Double]) -> (mean: Double, residualStd: Double, slope: Double) {
-    let n = Double(y.count)
     guard y.count >= 2 else { return (y.first ?? 0, 0, 0) }
-    let mx = (n - 1) / 2
-    let my = y.reduce(0, +) / n
-    var sxy = 0.0, sxx = 0.0
-    for (i, v) in y.enumerated() {
-        sxy += (Double(i) - mx) * (v - my)
-        sxx += (Double(i) - mx) * (Double(i) - mx)
-    }
-    let slope = sxy / sxx
+    let fit = lineFit(scans: Array(y.indices), levels: y)
     var ss = 0.0
     for (i, v) in y.enumerated() {
-        let r = v - (my + slope * (Double(i) - mx))
+        let r = v - (fit.meanLevel + fit.slope * (Double(i) - fit.meanScan))
         ss += r * r
     }
-    return (my, (ss / max(1, n - 2)).squareRoot(), slope)
+    return (fit.meanLevel, (ss / max(1, Double(y.count) - 2)).squareRoot(), fit.slope)
 }
