@@ -321,6 +321,12 @@ internal struct _PanelDecoder: Sendable {
     }
 }
 
+/// Branch-free integer minimum and maximum (a select, not a call).
+@inlinable @inline(__always)
+internal func _min(_ a: Int32, _ b: Int32) -> Int32 { a < b ? a : b }
+@inlinable @inline(__always)
+internal func _max(_ a: Int32, _ b: Int32) -> Int32 { a < b ? b : a }
+
 // The block path only: not built where it is off (Classifier.blockPathEnabled).
 #if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
 extension _PanelDecoder {
@@ -440,10 +446,7 @@ extension _PanelDecoder {
         return true
     }
 }
-#endif
 
-// The block path only: not built where it is off (Classifier.blockPathEnabled).
-#if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
 /// A 16-lane mask as bits, bit k for lane k: each lane's weight kept where
 /// the mask is set, and summed.
 @inlinable @inline(__always)
@@ -455,16 +458,7 @@ internal func _laneBits(_ m: SIMDMask<SIMD16<Int32>>) -> UInt32 {
 @usableFromInline internal let _laneWeights: (Int32, Int32, Int32, Int32, Int32, Int32, Int32, Int32,
                                               Int32, Int32, Int32, Int32, Int32, Int32, Int32, Int32) =
     (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768)
-#endif
 
-/// Branch-free integer minimum and maximum (a select, not a call).
-@inlinable @inline(__always)
-internal func _min(_ a: Int32, _ b: Int32) -> Int32 { a < b ? a : b }
-@inlinable @inline(__always)
-internal func _max(_ a: Int32, _ b: Int32) -> Int32 { a < b ? b : a }
-
-// The block path only: not built where it is off (Classifier.blockPathEnabled).
-#if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
 /// Zeroed inline arrays of the block path, made from zero vectors of the
 /// same size: `InlineArray(repeating:)` stayed a call there (about 20
 /// instructions, several times a block).
