@@ -115,11 +115,13 @@ internal func _spikeFilter<L: _Lanes>(_ a: L, _ b: L, _ c: L, isolated: Bool, ag
     // by ±15 % (the spec), so two readings of one held level differ by up to
     // ``Classifier/spikeTremorSpreadOfLevel`` of it (the level above the
     // baseline, `floor + agreement`: the callers pass the touch band and the
-    // baseline less it; at rest it is 0). A reading that rises above both of
-    // them by more than they differ is a one-scan excursion from the held
-    // level, a spike as much as one from rest; one within their difference
-    // is the level's own wander (a plateau's middle reading) and stays.
-    let level = L._max(L._sub(L._min(a, c), L(floor + agreement, broadcast: ())), L(0, broadcast: ()))
+    // baseline less it). A reading that rises above both of them by more
+    // than they differ is a one-scan excursion from the held level, a spike
+    // as much as one from rest; one within their difference is the level's
+    // own wander (a plateau's middle reading) and stays. Not clamped at 0:
+    // below the baseline the tremor bound is under the touch band, whose
+    // clause already holds wherever this one would.
+    let level = L._sub(L._min(a, c), L(floor + agreement, broadcast: ()))
     let tremor = L._sub(L(agreement, broadcast: ()), L._mul(level, L(-Classifier.spikeTremorSpreadOfLevel, broadcast: ())))
     let held = L._and(L._le(spread, tremor), L._lt(spread, excursion))
     let rise = L._or(L._or(L._le(spread, L(agreement, broadcast: ())), held),
