@@ -27,7 +27,11 @@ import ForceStageCore
 /// (``ForcePipeline/replayScan(_:into:)``: no scan decoded twice), each as
 /// ``step(scan:pipeline:events:)`` takes it; a call returns after the first
 /// replayed scan that puts something out, and the next calls go on with the
-/// block. Elsewhere it steps one scan at a time. Its events are exactly those
+/// block. An idle block read for a replay while the levels vary by region
+/// (its centre of pressure past the gate) is still taken whole where every
+/// position it passes has the levels set now and the classifier decides
+/// nothing in it (``ForcePipeline/takePendingBlock(_:events:)``): no scan of
+/// it could change the levels. Elsewhere it steps one scan at a time. Its events are exactly those
 /// of ``step(scan:pipeline:events:)`` on every scan. Fixed-size storage: no allocation.
 public struct GestureDriver: Sendable {
     public private(set) var gestures: PanelGestures
