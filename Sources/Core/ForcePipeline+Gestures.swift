@@ -752,7 +752,9 @@ extension ForcePipeline {
     /// The caller (the gesture layer, while idle) vouches that the
     /// classifier's parameters are those every scan's step would have had:
     /// the levels at every position ``pendingPositions(_:)`` reports are the
-    /// ones set now. Otherwise returns false, having changed nothing, and the replay goes on.
+    /// ones set now. Otherwise (and, without stepping it, where a reading
+    /// reaches the peek level: most such blocks peek) returns false, having
+    /// changed nothing, and the replay goes on.
     /// - Complexity: O(blockScans); no allocation.
     @inlinable
     public mutating func takePendingBlock(_ replay: inout GestureReplay, events: inout EventRing) -> Bool {
@@ -762,6 +764,8 @@ extension ForcePipeline {
                 && _classifier._blockFill == 0 && replay._closedAt < Classifier.blockScans
                 && (replay._closedAt < 0 || replay._closedAt == Classifier.blockScans &- 1) else { return false }
         let first = replay._first, c = replay._forces
+        // A reading at the peek level or past it most likely peeks: replayed at once, not stepped twice.
+        guard _maxLane(c) - _classifier._baseline < _classifier._parameters.peek else { return false }
         var window = InlineArray<18, Float>(repeating: 0)
         window[0] = _classifier._older
         window[1] = _classifier._previous
