@@ -417,7 +417,7 @@ extension _PanelDecoder {
         // quarter), made bits once.
         var lanes = _zeroed(InlineArray<32, Int32>.self)
         var sameLanes = SIMDMask<SIMD16<Int32>>(repeating: true)
-        var inside = SIMDMask<SIMD16<Int32>>(repeating: true)
+        var inside = SIMDMask<SIMD4<Int32>>(repeating: true)
         // The zero block's sampled scans and its closing scan in this block,
         // the same for every channel: bit k of `sampledBefore` (`sampledAfter`)
         // where scan k is sampled at or before (after) the close. A block
@@ -468,7 +468,11 @@ extension _PanelDecoder {
                 }
                 s.lastRaw[i] = Int64(now[Classifier.blockScans &- 1])
                 sameLanes .&= now .== before
-                inside .&= now &- SIMD16(repeating: decoders[i].railBase) .< SIMD16(repeating: decoders[i].railSpan)
+                // Gathered a quarter at a time into one 4-lane mask (16 lanes of masks spilled).
+                let shifted = now &- SIMD16(repeating: decoders[i].railBase)
+                let span = SIMD4(repeating: decoders[i].railSpan)
+                inside .&= (shifted.lowHalf.lowHalf .< span) .& (shifted.lowHalf.highHalf .< span)
+                    .& (shifted.highHalf.lowHalf .< span) .& (shifted.highHalf.highHalf .< span)
                 // Lane by lane as the scan step converts (LLVM makes it `cvtdq2ps`).
                 let offsets = now &- SIMD16(repeating: decoders[i].zero32)
                 let scale = decoders[i].scale
@@ -520,30 +524,19 @@ extension _PanelDecoder {
                 zeroSums[i] = sum
             }
         }
-        if _andLanes(_laneMask(inside)) != -1 { return false }
+        if !all(inside) { return false }
         moved |= ~_laneBits(sameLanes) & ((1 &<< UInt32(Classifier.blockScans)) &- 1)
         changed = moved
         return true
     }
 }
 
-/// A 16-lane mask as its lanes (all ones where set), and back.
+/// A 16-lane mask as its lanes (all ones where set).
 @inlinable @inline(__always)
 internal func _laneMask(_ m: SIMDMask<SIMD16<Int32>>) -> SIMD16<Int32> { unsafeBitCast(m, to: SIMD16<Int32>.self) }
-@inlinable @inline(__always)
-internal func _laneMask(_ v: SIMD16<Int32>) -> SIMDMask<SIMD16<Int32>> { unsafeBitCast(v, to: SIMDMask<SIMD16<Int32>>.self) }
-
-/// The bitwise `and` of 16 lanes, halving in registers (a `pand` a level).
-@inlinable @inline(__always)
-internal func _andLanes(_ v: SIMD16<Int32>) -> Int32 {
-    let h8 = v.lowHalf & v.highHalf
-    let h4 = h8.lowHalf & h8.highHalf
-    let h2 = h4.lowHalf & h4.highHalf
-    return h2[0] & h2[1]
-}
 
 /// A 16-lane mask as bits, bit k for lane k: each lane's weight kept where
-/// the mask is set, and summed.
+/// the mask is set, and the lanes or-ed.
 @inlinable @inline(__always)
 internal func _laneBits(_ m: SIMDMask<SIMD16<Int32>>) -> UInt32 {
     let weights = unsafeBitCast(_laneWeights, to: SIMD16<Int32>.self)
