@@ -40,6 +40,25 @@ internal struct _ChannelDecoder: BitwiseCopyable, Sendable {
     /// The channel's curve points in the pipeline's flattened tables, or -1 for a line.
     @usableFromInline internal var curveFirst: Int32
     @usableFromInline internal var curveLast: Int32
+    // The block path only: not built where it is off (Classifier.blockPathEnabled).
+    #if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
+    /// Whether the block path reads this channel in 32-bit lanes: every raw
+    /// value of the format is an `Int32` (a load of at most 32 bits, signed
+    /// or of at most 31 bits) and the channel is a line in 32 bits
+    /// (``line32``), so its column, comparison, rails and newtons are the
+    /// scan step's exactly, on 16 lanes at once.
+    @usableFromInline internal var lanes32 = false
+    @usableFromInline internal var fits32 = false
+    /// ``low`` and ``high`` as `Int32`, where ``fits32``.
+    @usableFromInline internal var low32: Int32 = 0
+    @usableFromInline internal var high32: Int32 = 0
+    /// The rails as one signed comparison a lane: `raw` is off both rails
+    /// (`low < raw < high`) exactly where `raw &- railBase < railSpan`, that
+    /// is where `raw - low - 1 < high - low - 1` unsigned, both sides moved
+    /// by 2^31 so the comparison is signed (SSE2 has no unsigned one).
+    @usableFromInline internal var railBase: Int32 = 0
+    @usableFromInline internal var railSpan: Int32 = 0
+    #endif
 
     internal init(format: ChannelFormat, offset: Int) {
         self.format = format
@@ -70,6 +89,13 @@ internal struct _ChannelDecoder: BitwiseCopyable, Sendable {
         scale = 0
         curveFirst = -1
         curveLast = -1
+        #if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
+        fits32 = load != .wide && (signed || real < 32)
+        low32 = fits32 ? Int32(truncatingIfNeeded: low) : 0
+        high32 = fits32 ? Int32(truncatingIfNeeded: high) : 0
+        railBase = (low32 &+ 1) ^ Int32.min
+        railSpan = (high32 &- low32 &- 1) ^ Int32.min
+        #endif
     }
 
     /// Sets the line `(raw - zero) * scale`.
@@ -80,6 +106,9 @@ internal struct _ChannelDecoder: BitwiseCopyable, Sendable {
         let (above, o2) = high.subtractingReportingOverflow(zero)
         line32 = !o1 && !o2 && below >= Int64(Int32.min) && above <= Int64(Int32.max)
         zero32 = line32 ? Int32(truncatingIfNeeded: zero) : 0
+        #if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
+        lanes32 = fits32 && line32
+        #endif
     }
 
     /// The raw value of this channel in `scan`: exactly ``ChannelFormat/decode(_:)``.
@@ -137,6 +166,41 @@ internal struct _ChannelDecoder: BitwiseCopyable, Sendable {
         case .wide:
             for k in 0..<16 { raws[k] = format.decode(p + k &* stride) }
         }
+    }
+
+    /// ``column(_:stride:into:)`` in 32 bits, for a channel that ``fits32``:
+    /// scan k's raw value into `raws[k]`.
+    @inlinable @inline(__always)
+    internal func column32(_ base: UnsafeRawPointer, stride: Int, into raws: UnsafeMutablePointer<Int32>) {
+        let p = base + offset
+        switch load {
+        case .s16le:
+            for k in 0..<16 { raws[k] = Int32(Int16(littleEndian: (p + k &* stride).loadUnaligned(as: Int16.self))) }
+        case .s32le:
+            for k in 0..<16 { raws[k] = Int32(littleEndian: (p + k &* stride).loadUnaligned(as: Int32.self)) }
+        case .s24be8:
+            for k in 0..<16 { raws[k] = Int32(bigEndian: (p + k &* stride).loadUnaligned(as: Int32.self)) &>> 8 }
+        case .narrow8:
+            for k in 0..<16 { raws[k] = narrow32(UInt32((p + k &* stride).load(as: UInt8.self))) }
+        case .narrow16le:
+            for k in 0..<16 { raws[k] = narrow32(UInt32(UInt16(littleEndian: (p + k &* stride).loadUnaligned(as: UInt16.self)))) }
+        case .narrow16be:
+            for k in 0..<16 { raws[k] = narrow32(UInt32(UInt16(bigEndian: (p + k &* stride).loadUnaligned(as: UInt16.self)))) }
+        case .narrow32le:
+            for k in 0..<16 { raws[k] = narrow32(UInt32(littleEndian: (p + k &* stride).loadUnaligned(as: UInt32.self))) }
+        case .narrow32be:
+            for k in 0..<16 { raws[k] = narrow32(UInt32(bigEndian: (p + k &* stride).loadUnaligned(as: UInt32.self))) }
+        case .wide:
+            for k in 0..<16 { raws[k] = Int32(truncatingIfNeeded: format.decode(p + k &* stride)) }
+        }
+    }
+
+    /// ``narrow(_:)`` as an `Int32`, for a channel that ``fits32`` (an
+    /// unsigned field then has at most 31 bits, so its bits are the value's).
+    @inlinable @inline(__always)
+    internal func narrow32(_ bits: UInt32) -> Int32 {
+        let up = bits &<< left
+        return signed ? Int32(bitPattern: up) &>> Int32(bitPattern: right) : Int32(bitPattern: up &>> right)
     }
     #endif
 

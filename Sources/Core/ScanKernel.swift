@@ -142,9 +142,20 @@ internal struct _ScanState: BitwiseCopyable, Sendable {
         before[0] = previousForce
         let d = f - SIMD16<Float>(repeating: baseline)
         let rises = f .> before
-        let quiet = (rises .| (f .< before)) .& (d .< SIMD16<Float>(repeating: band)) .& (d .> SIMD16<Float>(repeating: -band))
+        let moves = rises .| (f .< before)
+        let near = (d .< SIMD16<Float>(repeating: band)) .& (d .> SIMD16<Float>(repeating: -band))
         let all: UInt32 = (1 &<< UInt32(Classifier.blockScans)) &- 1
-        guard _laneBits(quiet) == all else {
+        guard _laneBits(moves .& near) == all else {
+            if _laneBits(moves .& .!near) == all {
+                // A pressed block whose every force moved (so none is NaN):
+                // no scan is at rest, so the rest score stays; the last
+                // direction is the last scan's.
+                previousTurn = f[Classifier.blockScans &- 1] > before[Classifier.blockScans &- 1] ? 1 : -1
+                let top = _maxLane(f)
+                forceHigh = top > forceHigh ? top : forceHigh
+                previousForce = f[Classifier.blockScans &- 1]
+                return
+            }
             for k in 0..<Classifier.blockScans {
                 let force = forces[k]
                 advanceForce(atRest: ForcePipeline._atRest(force, baseline: baseline, band: band), force: force)
@@ -399,28 +410,97 @@ extension _PanelDecoder {
         var raws = _zeroed(InlineArray<16, Int64>.self)
         var newtons = _zeroed(InlineArray<16, Float>.self)
         var moved: UInt32 = 0
-        for i in 0..<channels {
-            let d = decoders[i]
-            d.column(scans, stride: stride, into: &raws)
-            var previous = s.lastRaw[i]
-            var lowest = raws[0], highest = raws[0]
-            for k in 0..<Classifier.blockScans {
-                let raw = raws[k]
-                moved |= raw != previous ? 1 &<< UInt32(k) : 0
-                previous = raw
-                lowest = raw < lowest ? raw : lowest
-                highest = raw > highest ? raw : highest
-            }
-            s.lastRaw[i] = previous
-            if d.railed(lowest) || d.railed(highest) { return false }
-            if d.curveFirst >= 0 {
-                for k in 0..<Classifier.blockScans { newtons[k] = _curve(i, raws[k]) }
-            } else if d.line32 {
-                for k in 0..<Classifier.blockScans { newtons[k] = Float(Int32(truncatingIfNeeded: raws[k]) &- d.zero32) * d.scale }
+        // The channels read in 32-bit lanes: the last raw value at 15, the
+        // column at 16...31, so lanes 15...30 are each scan's predecessor.
+        // Which lanes stayed the same and which are off the rails are
+        // gathered over the channels as masks (a compare and an `and` a
+        // quarter), made bits once.
+        var lanes = _zeroed(InlineArray<32, Int32>.self)
+        var sameLanes = SIMDMask<SIMD16<Int32>>(repeating: true)
+        var inside = SIMDMask<SIMD4<Int32>>(repeating: true)
+        // The zero block's sampled scans and its closing scan in this block,
+        // the same for every channel: bit k of `sampledBefore` (`sampledAfter`)
+        // where scan k is sampled at or before (after) the close. A block
+        // holds one close at most (``CentreOfPressure/zeroBlockScans`` is at
+        // least ``Classifier/blockScans``), so the scans after it run to the block's end.
+        var sampledBefore: UInt32 = 0, sampledAfter: UInt32 = 0
+        var closeAt = -1
+        if positions {
+            if CentreOfPressure.zeroBlockScans == Classifier.blockScans {
+                // One close a block; the sampled scans are the zero block's
+                // last ones, a pattern of period 16 shifted by the block's phase.
+                let phase = Int(truncatingIfNeeded: first) & (CentreOfPressure.zeroBlockScans - 1)
+                let window: UInt32 = ((1 &<< UInt32(CentreOfPressure.zeroSampleScans)) &- 1)
+                    &<< UInt32(CentreOfPressure.zeroBlockScans - CentreOfPressure.zeroSampleScans)
+                let sampled = ((window | window &<< UInt32(CentreOfPressure.zeroBlockScans)) &>> UInt32(phase))
+                    & ((1 &<< UInt32(Classifier.blockScans)) &- 1)
+                closeAt = CentreOfPressure.zeroBlockScans - 1 - phase
+                let upTo: UInt32 = (2 &<< UInt32(closeAt)) &- 1
+                sampledBefore = sampled & upTo
+                sampledAfter = sampled & ~upTo
             } else {
-                for k in 0..<Classifier.blockScans { newtons[k] = Float(raws[k] &- d.zero) * d.scale }
+                for k in 0..<Classifier.blockScans {
+                    let sample = first &+ Int64(k)
+                    if _CellZeros.samples(sample) {
+                        if closeAt < 0 { sampledBefore |= 1 &<< UInt32(k) } else { sampledAfter |= 1 &<< UInt32(k) }
+                    }
+                    if _CellZeros.closes(sample) && closeAt < 0 { closeAt = k }
+                }
             }
-            let column = withUnsafeBytes(of: newtons) { $0.loadUnaligned(as: SIMD16<Float>.self) }
+            held.closedAt = closeAt
+        }
+        // Each run of sampled scans is contiguous (the zero block's last
+        // scans): before the close, `beforeFrom..<beforeTo`; after it, up to the block's end.
+        let beforeFrom = sampledBefore.trailingZeroBitCount
+        let beforeTo = 32 &- sampledBefore.leadingZeroBitCount
+        let afterFrom = sampledAfter.trailingZeroBitCount
+        for i in 0..<channels {
+            let column: SIMD16<Float>
+            // Fields read in place: a copy of the decoder is ~15 instructions a channel.
+            if decoders[i].lanes32 {
+                let last32 = Int32(truncatingIfNeeded: s.lastRaw[i])
+                let (before, now) = withUnsafeMutableBytes(of: &lanes) { raw in
+                    let p = raw.baseAddress!.assumingMemoryBound(to: Int32.self)
+                    p[15] = last32
+                    decoders[i].column32(scans, stride: stride, into: p + 16)
+                    return (raw.loadUnaligned(fromByteOffset: 60, as: SIMD16<Int32>.self),
+                            raw.loadUnaligned(fromByteOffset: 64, as: SIMD16<Int32>.self))
+                }
+                s.lastRaw[i] = Int64(now[Classifier.blockScans &- 1])
+                sameLanes .&= now .== before
+                // Gathered a quarter at a time into one 4-lane mask (16 lanes of masks spilled).
+                let shifted = now &- SIMD16(repeating: decoders[i].railBase)
+                let span = SIMD4(repeating: decoders[i].railSpan)
+                inside .&= (shifted.lowHalf.lowHalf .< span) .& (shifted.lowHalf.highHalf .< span)
+                    .& (shifted.highHalf.lowHalf .< span) .& (shifted.highHalf.highHalf .< span)
+                // Lane by lane as the scan step converts (LLVM makes it `cvtdq2ps`).
+                let offsets = now &- SIMD16(repeating: decoders[i].zero32)
+                let scale = decoders[i].scale
+                for k in 0..<Classifier.blockScans { newtons[k] = Float(offsets[k]) * scale }
+                column = withUnsafeBytes(of: newtons) { $0.loadUnaligned(as: SIMD16<Float>.self) }
+            } else {
+                let d = decoders[i]
+                d.column(scans, stride: stride, into: &raws)
+                var previous = s.lastRaw[i]
+                var lowest = raws[0], highest = raws[0]
+                for k in 0..<Classifier.blockScans {
+                    let raw = raws[k]
+                    moved |= raw != previous ? 1 &<< UInt32(k) : 0
+                    previous = raw
+                    lowest = raw < lowest ? raw : lowest
+                    highest = raw > highest ? raw : highest
+                }
+                s.lastRaw[i] = previous
+                if d.railed(lowest) || d.railed(highest) { return false }
+                if d.curveFirst >= 0 {
+                    for k in 0..<Classifier.blockScans { newtons[k] = _curve(i, raws[k]) }
+                } else if d.line32 {
+                    for k in 0..<Classifier.blockScans { newtons[k] = Float(Int32(truncatingIfNeeded: raws[k]) &- d.zero32) * d.scale }
+                } else {
+                    for k in 0..<Classifier.blockScans { newtons[k] = Float(raws[k] &- d.zero) * d.scale }
+                }
+                column = withUnsafeBytes(of: newtons) { $0.loadUnaligned(as: SIMD16<Float>.self) }
+            }
             totals += column
             if allMoments {
                 momentsX += column * cellX[i]
@@ -431,28 +511,42 @@ extension _PanelDecoder {
                     held.momentsX[k &- tail] += newtons[k] * cellX[i]
                     held.momentsY[k &- tail] += newtons[k] * cellY[i]
                 }
-                for k in 0..<Classifier.blockScans {
-                    let sample = first &+ Int64(k)
-                    if _CellZeros.samples(sample) { zeroSums[i] += newtons[k] }
-                    if _CellZeros.closes(sample) {
-                        held.closedSums[i] = zeroSums[i]
-                        held.closedAt = k
-                        zeroSums[i] = 0
-                    }
+                // The zero block's sums in scan order, as the scan step adds them.
+                var sum = zeroSums[i]
+                var k = beforeFrom
+                while k < beforeTo { sum += newtons[k]; k &+= 1 }
+                if closeAt >= 0 {
+                    held.closedSums[i] = sum
+                    sum = 0
+                    k = afterFrom
+                    while k < Classifier.blockScans { sum += newtons[k]; k &+= 1 }
                 }
+                zeroSums[i] = sum
             }
         }
+        if !all(inside) { return false }
+        moved |= ~_laneBits(sameLanes) & ((1 &<< UInt32(Classifier.blockScans)) &- 1)
         changed = moved
         return true
     }
 }
 
+/// A 16-lane mask as its lanes (all ones where set).
+@inlinable @inline(__always)
+internal func _laneMask(_ m: SIMDMask<SIMD16<Int32>>) -> SIMD16<Int32> { unsafeBitCast(m, to: SIMD16<Int32>.self) }
+
 /// A 16-lane mask as bits, bit k for lane k: each lane's weight kept where
-/// the mask is set, and summed.
+/// the mask is set, and the lanes or-ed.
 @inlinable @inline(__always)
 internal func _laneBits(_ m: SIMDMask<SIMD16<Int32>>) -> UInt32 {
     let weights = unsafeBitCast(_laneWeights, to: SIMD16<Int32>.self)
-    return UInt32(truncatingIfNeeded: SIMD16<Int32>().replacing(with: weights, where: m).wrappedSum())
+    // Each lane's weight or zero, the lanes or-ed by halving in registers
+    // (the weights are distinct bits, so the or is the sum; `wrappedSum` was a call).
+    let kept = _laneMask(m) & weights
+    let h8 = kept.lowHalf | kept.highHalf
+    let h4 = h8.lowHalf | h8.highHalf
+    let h2 = h4.lowHalf | h4.highHalf
+    return UInt32(truncatingIfNeeded: h2[0] | h2[1])
 }
 /// Lane k's bit, 1 << k, as a tuple of literals (constant data, no lazy global).
 @usableFromInline internal let _laneWeights: (Int32, Int32, Int32, Int32, Int32, Int32, Int32, Int32,
@@ -465,6 +559,10 @@ internal func _laneBits(_ m: SIMDMask<SIMD16<Int32>>) -> UInt32 {
 @inlinable @inline(__always)
 internal func _zeroed(_: InlineArray<16, Int64>.Type) -> InlineArray<16, Int64> {
     unsafeBitCast(SIMD16<Int64>(), to: InlineArray<16, Int64>.self)
+}
+@inlinable @inline(__always)
+internal func _zeroed(_: InlineArray<32, Int32>.Type) -> InlineArray<32, Int32> {
+    unsafeBitCast(SIMD32<Int32>(), to: InlineArray<32, Int32>.self)
 }
 @inlinable @inline(__always)
 internal func _zeroed(_: InlineArray<16, Float>.Type) -> InlineArray<16, Float> {
