@@ -644,8 +644,30 @@ public struct Classifier: Sendable {
         }
         let top = _maxLane(SIMD16<Float>._max(a, c))
         let bottom = _minLane(SIMD16<Float>._min(a, c))
-        // No spike can be counted where the whole window spans less than the spike size.
-        guard top - bottom <= _parameters.peek * Classifier.spikeFraction else { return false }
+        // No spike can be counted where the whole window spans no more than
+        // the spike size (a quiet panel). A wider window (a held press with
+        // tremor, hum) counts its spikes lane by lane, out of line, so that
+        // the quiet block's code stays as it was.
+        guard top - bottom <= _parameters.peek * Classifier.spikeFraction else {
+            #if hasFeature(Embedded) && (arch(arm) || arch(riscv32))
+            return false
+            #else
+            return _stepWideBlock(older: a, previous: b, forces: c, top: top, bottom: bottom,
+                                  firstSample: firstSample, firstTimestampNs: firstTimestampNs)
+            #endif
+        }
+        return _stepBlock(older: a, previous: b, forces: c, top: top, bottom: bottom, countingSpikes: false,
+                          firstSample: firstSample, firstTimestampNs: firstTimestampNs)
+    }
+
+    /// ``stepBlock(older:previous:forces:firstSample:firstTimestampNs:)``
+    /// past its first guards, with the window's highest and lowest reading;
+    /// with `countingSpikes` (a constant at each call) the spikes are counted
+    /// lane by lane, as `step` counts them.
+    @inlinable @inline(__always)
+    internal mutating func _stepBlock(older a: SIMD16<Float>, previous b: SIMD16<Float>, forces c: SIMD16<Float>,
+                                      top: Float, bottom: Float, countingSpikes: Bool,
+                                      firstSample: Int64, firstTimestampNs: Int64) -> Bool {
         let high = top - _baseline, low = bottom - _baseline
         // Every reading on one side of each level: runs and crossings advance in closed form.
         // A swing below the touch band restarts the vibration hold-off: per scan.
@@ -678,6 +700,10 @@ public struct Classifier: Sendable {
         }
         let filtered = _spikeFilter(a, b, c, isolated: _parameters.spikeIsolated, agreement: _parameters.spikeAgreement,
                                     floor: _baseline - _parameters.touchBand)
+        if countingSpikes {
+            _spikesRejected &+= Classifier._spikesCounted(a, b, c, filtered: filtered,
+                                                          size: _parameters.peek * Classifier.spikeFraction)
+        }
         let n = Int32(Classifier.blockScans)
         _older = c[14]
         _previous = c[15]
@@ -696,7 +722,34 @@ public struct Classifier: Sendable {
     }
 }
 
+// The block path only: not built where it is off (Classifier.blockPathEnabled).
+#if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
 extension Classifier {
+    /// A block whose window spans more than the spike size (a press held
+    /// with tremor, hum on a load), taken where its readings keep to one
+    /// side of every level like a quiet block's; its spikes are counted lane by lane.
+    @usableFromInline @inline(never)
+    internal mutating func _stepWideBlock(older a: SIMD16<Float>, previous b: SIMD16<Float>, forces c: SIMD16<Float>,
+                                          top: Float, bottom: Float, firstSample: Int64, firstTimestampNs: Int64) -> Bool {
+        _stepBlock(older: a, previous: b, forces: c, top: top, bottom: bottom, countingSpikes: true,
+                   firstSample: firstSample, firstTimestampNs: firstTimestampNs)
+    }
+}
+#endif
+
+extension Classifier {
+    /// The spikes `step` counts in a block: the readings the filter moved by
+    /// more than `size` whose neighbours agree better than the reading
+    /// agrees with the one before, lane by lane (the same comparisons on
+    /// the same values as `step`'s).
+    @inlinable @inline(__always)
+    internal static func _spikesCounted(_ a: SIMD16<Float>, _ b: SIMD16<Float>, _ c: SIMD16<Float>,
+                                        filtered: SIMD16<Float>, size: Float) -> Int64 {
+        let moved = SIMD16<Float>._abs(filtered - b) .> SIMD16<Float>(repeating: size)
+        let apart = SIMD16<Float>._abs(a - c) .< SIMD16<Float>._abs(b - a)
+        return Int64(SIMD16<Int32>().replacing(with: 1, where: moved .& apart).wrappedSum())
+    }
+
     /// A block's scans as bits, bit k for scan k.
     @usableFromInline internal static let blockBits: UInt32 = 0xFFFF  // blockScans bits
 }
