@@ -683,17 +683,36 @@ public struct Classifier: Sendable {
             // The last scan at rest, as the per-scan path records it: a block
             // on one side of the touch band moves it in closed form.
             let atRest = high < _parameters.touchBand
-            guard atRest || low >= _parameters.touchBand else { return false }
-            if atRest { _restSample = lastSample }
+            if atRest {
+                _restSample = lastSample
+            } else if low < _parameters.touchBand {
+                // Readings on both sides of the touch band (a light touch, a
+                // tail of a release): the last scan at rest and the rise's
+                // shape scan by scan, on the filtered readings.
+                #if hasFeature(Embedded) && (arch(arm) || arch(riscv32))
+                return false
+                #else
+                _followRest(older: a, previous: b, forces: c, firstSample: firstSample)
+                #endif
+            }
         case .peeking:
             guard belowPop && aboveRelease else { return false }
             // The creep reference moves every scan: per scan.
             if _parameters.creepAllowance > 0 { return false }
             if _parameters.holdScans > 0 && !_holdDone {
-                // A new high would restart the hold's settle clock, and the hold may fire: per scan.
-                if high > _holdRef + _parameters.holdRise { return false }
-                if lastSample &- _peekSample >= _parameters.holdScans
-                    && lastSample &- _holdRefSample >= _parameters.holdSettleScans { return false }
+                if high > _holdRef + _parameters.holdRise {
+                    // A new high may restart the hold's settle clock: followed
+                    // scan by scan, and per scan where the hold would fire.
+                    #if hasFeature(Embedded) && (arch(arm) || arch(riscv32))
+                    return false
+                    #else
+                    guard _followHold(older: a, previous: b, forces: c, firstSample: firstSample) else { return false }
+                    #endif
+                } else if lastSample &- _peekSample >= _parameters.holdScans
+                    && lastSample &- _holdRefSample >= _parameters.holdSettleScans {
+                    // The hold may fire: per scan.
+                    return false
+                }
             }
         case .popped:
             guard aboveRelease else { return false }
@@ -733,6 +752,62 @@ extension Classifier {
                                           top: Float, bottom: Float, firstSample: Int64, firstTimestampNs: Int64) -> Bool {
         _stepBlock(older: a, previous: b, forces: c, top: top, bottom: bottom, countingSpikes: true,
                    firstSample: firstSample, firstTimestampNs: firstTimestampNs)
+    }
+
+    /// An idle block below the peek level whose filtered readings lie on both
+    /// sides of the touch band: the last scan at rest, its reading and the
+    /// rise's shape (see `step`), scan by scan as `step` moves them. The
+    /// block is taken: call it only once every other guard has passed.
+    @usableFromInline @inline(never)
+    internal mutating func _followRest(older a: SIMD16<Float>, previous b: SIMD16<Float>, forces c: SIMD16<Float>,
+                                       firstSample: Int64) {
+        let filtered = _spikeFilter(a, b, c, isolated: _parameters.spikeIsolated, agreement: _parameters.spikeAgreement,
+                                    floor: _baseline - _parameters.touchBand)
+        let m = _parameters.vibrationCurveScans
+        var k = 0
+        while k < Classifier.blockScans {
+            let y = filtered[k] - _baseline
+            let sample = firstSample &+ Int64(truncatingIfNeeded: k)
+            if y < _parameters.touchBand {
+                _restSample = sample
+                _restForce = y
+            } else {
+                let since = sample &- _restSample
+                if since == m {
+                    _riseMid = y
+                } else if since == 2 &* m {
+                    _riseConcave = y - _restForce < Classifier.vibrationConcaveRatio * (_riseMid - _restForce)
+                }
+            }
+            k &+= 1
+        }
+    }
+
+    /// A peeking block whose readings may climb past the hold's reference:
+    /// the reference followed scan by scan as `step` follows it. Returns
+    /// false, having changed nothing, where the hold would fire in the block.
+    @usableFromInline @inline(never)
+    internal mutating func _followHold(older a: SIMD16<Float>, previous b: SIMD16<Float>, forces c: SIMD16<Float>,
+                                       firstSample: Int64) -> Bool {
+        let filtered = _spikeFilter(a, b, c, isolated: _parameters.spikeIsolated, agreement: _parameters.spikeAgreement,
+                                    floor: _baseline - _parameters.touchBand)
+        var reference = _holdRef, referenceSample = _holdRefSample
+        var k = 0
+        while k < Classifier.blockScans {
+            let y = filtered[k] - _baseline
+            let sample = firstSample &+ Int64(truncatingIfNeeded: k)
+            if y > reference + _parameters.holdRise {
+                reference = y
+                referenceSample = sample
+            }
+            if sample &- _peekSample >= _parameters.holdScans && sample &- referenceSample >= _parameters.holdSettleScans {
+                return false
+            }
+            k &+= 1
+        }
+        _holdRef = reference
+        _holdRefSample = referenceSample
+        return true
     }
 }
 #endif

@@ -177,4 +177,34 @@ struct FastPathTests {
         // 2,900 scans, 181 blocks: the rest's 50 and most of the held press's 125.
         #expect(many.fastBlocks > 150, "only \(many.fastBlocks) blocks taken whole")
     }
+
+    @Test("An idle touch on both sides of the touch band takes the block path with the last scan at rest as per-scan steps leave it")
+    func touchBandBlocks() throws {
+        let parameters = try ClassifierParameters(ClassifierSettings(peekNewtons: 1, popNewtons: 2.5), sampleRateHz: 500)
+        // Rest, 3.2 s of a light touch swinging 0.15 ± 0.24 N at 20 Hz across
+        // the touch band (0.3 N), below the release level, rest.
+        var forces: [Float] = Array(repeating: 0, count: 800)
+        for k in 0..<1600 { forces.append(0.15 + 0.24 * Float(sin(2 * Double.pi * 20 * Double(k) / 500))) }
+        forces += Array(repeating: 0, count: 400)
+        let stamps = forces.indices.map { Int64($0) * 2_000_000 }
+        var one = Classifier(parameters: parameters), many = one
+        var ring = EventRing()
+        for i in forces.indices { one.step(force: forces[i], sample: Int64(i), timestampNs: stamps[i], into: &ring) }
+        #expect(ring.isEmpty)
+        var start = 0
+        while start < forces.count {
+            start += forces.withUnsafeBufferPointer { f in
+                stamps.withUnsafeBufferPointer { t in
+                    many.step(forces: f.baseAddress! + start, timestamps: t.baseAddress! + start, count: forces.count - start,
+                              firstSample: Int64(start), into: &ring)
+                }
+            }
+        }
+        #expect(ring.isEmpty)
+        #expect(many._restSample == one._restSample && many._restForce.bitPattern == one._restForce.bitPattern)
+        #expect(many._riseMid.bitPattern == one._riseMid.bitPattern && many._riseConcave == one._riseConcave)
+        #expect(many.baseline.bitPattern == one.baseline.bitPattern && many.spikesRejected == one.spikesRejected)
+        // 175 blocks: the rest's 75 and the touch's 100, each on both sides of the band.
+        #expect(many.fastBlocks > 150, "only \(many.fastBlocks) blocks taken whole")
+    }
 }
