@@ -269,6 +269,20 @@ public struct Classifier: Sendable {
     @usableFromInline @inline(never)
     internal mutating func _settledBitsPartly(busy: UInt32, peeks: UInt32) -> UInt32 {
         let s = _parameters.settleScans
+        #if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
+        if busy == 0 {
+            // Idle throughout (so no peek) while the run since the last press
+            // settles: the readings from the one the run reaches `s` at, in
+            // closed form (not on the microcontrollers, whose image stays as small).
+            let run = _quietScans
+            _quietScans = _min(run &+ Int32(Classifier.blockScans), Classifier.countCeiling)
+            guard s <= Classifier.countCeiling else { return 0 }
+            let first = Int64(s) &- Int64(run) &- 1
+            if first <= 0 { return Classifier.blockBits }
+            if first >= Int64(Classifier.blockScans) { return 0 }
+            return Classifier.blockBits & ~((1 &<< UInt32(truncatingIfNeeded: first)) &- 1)
+        }
+        #endif
         var run = _quietScans
         var settled: UInt32 = 0
         // A while loop: a range's iterator allocates in an unoptimised build.
