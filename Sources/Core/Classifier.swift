@@ -652,6 +652,10 @@ public struct Classifier: Sendable {
     @inlinable
     public mutating func stepBlock(older a: SIMD16<Float>, previous b: SIMD16<Float>, forces c: SIMD16<Float>,
                                    firstSample: Int64, firstTimestampNs: Int64) -> Bool {
+        #if hasFeature(Embedded) && (arch(arm) || arch(riscv32))
+        // The block path is off here (Classifier.blockPathEnabled): none of it is built.
+        return false
+        #else
         guard Classifier.blockPathEnabled else { return false }
         guard _blockFill == 0 && _history >= 2 && !_suspended && _parameters.spikeRejection && _parameters.baselineEnabled else {
             return false
@@ -663,16 +667,18 @@ public struct Classifier: Sendable {
         // tremor, hum) counts its spikes lane by lane, out of line, so that
         // the quiet block's code stays as it was.
         guard top - bottom <= _parameters.peek * Classifier.spikeFraction else {
-            #if hasFeature(Embedded) && (arch(arm) || arch(riscv32))
-            return false
-            #else
             return _stepWideBlock(older: a, previous: b, forces: c, top: top, bottom: bottom,
                                   firstSample: firstSample, firstTimestampNs: firstTimestampNs)
-            #endif
         }
         return _stepBlock(older: a, previous: b, forces: c, top: top, bottom: bottom, countingSpikes: false,
                           firstSample: firstSample, firstTimestampNs: firstTimestampNs)
+        #endif
     }
+}
+
+// The block path only: not built where it is off (Classifier.blockPathEnabled).
+#if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
+extension Classifier {
 
     /// ``stepBlock(older:previous:forces:firstSample:firstTimestampNs:)``
     /// past its first guards, with the window's highest and lowest reading;
@@ -703,11 +709,7 @@ public struct Classifier: Sendable {
                 // Readings on both sides of the touch band (a light touch, a
                 // tail of a release): the last scan at rest and the rise's
                 // shape scan by scan, on the filtered readings.
-                #if hasFeature(Embedded) && (arch(arm) || arch(riscv32))
-                return false
-                #else
                 _followRest(older: a, previous: b, forces: c, firstSample: firstSample)
-                #endif
             }
         case .peeking:
             guard belowPop && aboveRelease else { return false }
@@ -717,11 +719,7 @@ public struct Classifier: Sendable {
                 if high > _holdRef + _parameters.holdRise {
                     // A new high may restart the hold's settle clock: followed
                     // scan by scan, and per scan where the hold would fire.
-                    #if hasFeature(Embedded) && (arch(arm) || arch(riscv32))
-                    return false
-                    #else
                     guard _followHold(older: a, previous: b, forces: c, firstSample: firstSample) else { return false }
-                    #endif
                 } else if lastSample &- _peekSample >= _parameters.holdScans
                     && lastSample &- _holdRefSample >= _parameters.holdSettleScans {
                     // The hold may fire: per scan.
@@ -753,11 +751,7 @@ public struct Classifier: Sendable {
         #endif
         return true
     }
-}
 
-// The block path only: not built where it is off (Classifier.blockPathEnabled).
-#if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
-extension Classifier {
     /// A block whose window spans more than the spike size (a press held
     /// with tremor, hum on a load), taken where its readings keep to one
     /// side of every level like a quiet block's; its spikes are counted lane by lane.
@@ -823,10 +817,7 @@ extension Classifier {
         _holdRefSample = referenceSample
         return true
     }
-}
-#endif
 
-extension Classifier {
     /// The spikes `step` counts in a block: the readings the filter moved by
     /// more than `size` whose neighbours agree better than the reading
     /// agrees with the one before, lane by lane (the same comparisons on
@@ -838,7 +829,10 @@ extension Classifier {
         let apart = SIMD16<Float>._abs(a - c) .< SIMD16<Float>._abs(b - a)
         return Int64(SIMD16<Int32>().replacing(with: 1, where: moved .& apart).wrappedSum())
     }
+}
+#endif
 
+extension Classifier {
     /// A block's scans as bits, bit k for scan k.
     @usableFromInline internal static let blockBits: UInt32 = 0xFFFF  // blockScans bits
 }
