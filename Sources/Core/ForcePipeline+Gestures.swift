@@ -491,6 +491,10 @@ public struct GestureReplay: BitwiseCopyable, Sendable {
     @usableFromInline internal var _band: Float = 0
     @usableFromInline internal var _baseline: Float = 0
     @usableFromInline internal var _lazy = false
+    /// Read by ``ForcePipeline/processQuietBlock(_:holdingPosition:replay:events:)``
+    /// and refused only because the centre of pressure moves in it, before
+    /// the classifier saw it (see ``positionMoved``).
+    @usableFromInline internal var _moved = false
 
     @inlinable
     public init() {}
@@ -510,6 +514,12 @@ public struct GestureReplay: BitwiseCopyable, Sendable {
     /// The scans still to be replayed.
     @inlinable
     public var remaining: Int { Classifier.blockScans &- _next }
+
+    /// Whether ``ForcePipeline/processQuietBlock(_:holdingPosition:replay:events:)``
+    /// refused the block only because its centre of pressure moves (the
+    /// classifier has not been asked): one ``ForcePipeline/takePendingBlock(_:events:)`` may still take whole.
+    @inlinable
+    public var positionMoved: Bool { _moved }
 }
 
 extension ForcePipeline {
@@ -567,6 +577,7 @@ extension ForcePipeline {
             top[Classifier.blockScans &- 1] = -Float.infinity
             if _maxLane(top) >= limit {
                 _beginQuietReplay(block, scans, first: first, positions: positions, into: &replay)
+                replay._moved = true
                 return false
             }
         }
@@ -649,6 +660,7 @@ extension ForcePipeline {
         replay._band = _classifier._parameters.touchBand
         replay._baseline = block.baseline
         replay._lazy = true
+        replay._moved = false
         replay._closedAt = block.held.closedAt
         replay._closedSums = block.held.closedSums
         replay._positions = positions
@@ -670,6 +682,119 @@ extension ForcePipeline {
         let n = Float(CentreOfPressure.windowScans), zeros = _cellZeros
         replay._sumX = _windowSums(_pressure.momentX, replay._x) - SIMD16(repeating: n * zeros.momentX)
         replay._sumY = _windowSums(_pressure.momentY, replay._y) - SIMD16(repeating: n * zeros.momentY)
+    }
+
+    /// The centres of pressure ``replayScan(_:into:)`` would give after each
+    /// scan but the last of the pending block in `replay`, none of its scans
+    /// replayed yet, were the classifier's levels (and so the gate) those of
+    /// now on every scan and no scan to raise an event: their extremes
+    /// (nil: no scan has a position past the gate, nor a last decided one),
+    /// and whether a scan has none. Nil where the block is not pending
+    /// untouched, its window sums do not cover those scans (it starts no
+    /// window, or the zeros move in it), or a position is NaN.
+    /// - Complexity: O(blockScans); no allocation.
+    /// (`replay` is only read: in place, not copied.)
+    @inlinable
+    public func pendingPositions(_ replay: inout GestureReplay) -> (bounds: (low: PlatePoint, high: PlatePoint)?, unplaced: Bool)? {
+        guard replay._next == 0 && replay._positions
+                && replay._sumsUntil >= Classifier.blockScans &- 1 else { return nil }
+        let threshold = positionGate * Float(CentreOfPressure.windowScans)
+        // Scans 0 ... 14 (the last scan's position is read again after the block), one scalar
+        // pass (a 16-lane comparison makes a mask lane by lane through memory): each position
+        // as replayScan divides it, the scans below the gate taking the last decided one, once.
+        var low = PlatePoint(x: .infinity, y: .infinity), high = PlatePoint(x: -.infinity, y: -.infinity)
+        var past = false, below = false, nan = false
+        withUnsafeBytes(of: &replay._sumF) { rf in
+            withUnsafeBytes(of: &replay._sumX) { rx in
+                withUnsafeBytes(of: &replay._sumY) { ry in
+                    let sf = rf.baseAddress!.assumingMemoryBound(to: Float.self)
+                    let sx = rx.baseAddress!.assumingMemoryBound(to: Float.self)
+                    let sy = ry.baseAddress!.assumingMemoryBound(to: Float.self)
+                    for k in 0..<(Classifier.blockScans &- 1) {
+                        let f = sf[k]
+                        if f >= threshold {
+                            let x = sx[k] / f, y = sy[k] / f
+                            low.x = x < low.x ? x : low.x
+                            high.x = x > high.x ? x : high.x
+                            low.y = y < low.y ? y : low.y
+                            high.y = y > high.y ? y : high.y
+                            nan = nan || x != x || y != y
+                            past = true
+                        } else {
+                            below = true
+                        }
+                    }
+                }
+            }
+        }
+        var unplaced = false
+        if below {
+            if let last = _pressure.last {
+                low.x = last.x < low.x ? last.x : low.x
+                high.x = last.x > high.x ? last.x : high.x
+                low.y = last.y < low.y ? last.y : low.y
+                high.y = last.y > high.y ? last.y : high.y
+                nan = nan || last.x != last.x || last.y != last.y
+                past = true
+            } else {
+                unplaced = true
+            }
+        }
+        guard !nan else { return nil }
+        return (past ? (low, high) : nil, unplaced)
+    }
+
+    /// Takes the pending block in `replay`, none of its scans replayed yet,
+    /// whole after all where the classifier decides nothing in it (as
+    /// ``processQuietBlock(_:holdingPosition:replay:events:)`` takes a quiet
+    /// block: the block step, else ``Classifier/_stepUndecided(_:stamps:firstSample:into:)``):
+    /// the state left is that of ``replayScan(_:into:)`` over its 16 scans.
+    /// The caller (the gesture layer, while idle) vouches that the
+    /// classifier's parameters are those every scan's step would have had:
+    /// the levels at every position ``pendingPositions(_:)`` reports are the
+    /// ones set now. Otherwise (and, without stepping it, where a reading
+    /// reaches the peek level: most such blocks peek) returns false, having
+    /// changed nothing, and the replay goes on.
+    /// - Complexity: O(blockScans); no allocation.
+    @inlinable
+    public mutating func takePendingBlock(_ replay: inout GestureReplay, events: inout EventRing) -> Bool {
+        // The read's health scores stand (the touch band has not moved), and the zeros move
+        // at most after the last scan (as the scan step closes them there).
+        guard replay._next == 0 && _classifier._history >= 2 && replay._lazy && _classifier._parameters.touchBand == replay._band
+                && _classifier._blockFill == 0 && replay._closedAt < Classifier.blockScans
+                && (replay._closedAt < 0 || replay._closedAt == Classifier.blockScans &- 1) else { return false }
+        let first = replay._first, c = replay._forces
+        // A reading at the peek level or past it most likely peeks: replayed at once, not stepped twice.
+        guard _maxLane(c) - _classifier._baseline < _classifier._parameters.peek else { return false }
+        var window = InlineArray<18, Float>(repeating: 0)
+        window[0] = _classifier._older
+        window[1] = _classifier._previous
+        withUnsafeMutableBytes(of: &window) { $0.storeBytes(of: c, toByteOffset: 8, as: SIMD16<Float>.self) }
+        let (a, b) = withUnsafeBytes(of: &window) { raw in
+            (raw.loadUnaligned(as: SIMD16<Float>.self), raw.loadUnaligned(fromByteOffset: 4, as: SIMD16<Float>.self))
+        }
+        let stamps = withUnsafeBytes(of: &replay._stamps) { $0.loadUnaligned(as: InlineArray<16, Int64>.self) }
+        guard _classifier.stepBlock(older: a, previous: b, forces: c, firstSample: first, firstTimestampNs: stamps[0])
+                || _classifier._stepUndecided(c, stamps: stamps, firstSample: first, into: &events) else { return false }
+        _scan = replay._state
+        _lastForce = c[Classifier.blockScans &- 1]
+        if replay._positions {
+            let tail = Classifier.blockScans &- CentreOfPressure.windowScans
+            var held = _BlockPositions()
+            for j in 0..<CentreOfPressure.windowScans {
+                held.momentsX[j] = replay._x[tail &+ j]
+                held.momentsY[j] = replay._y[tail &+ j]
+            }
+            held.closedAt = replay._closedAt
+            held.closedSums = replay._closedSums
+            _recordTail(held, forces: c, first: first, upTo: Classifier.blockScans &- 1, baseline: replay._baseline)
+        }
+        replay._next = Classifier.blockScans
+        replay._moved = false
+        #if DEBUG
+        _checkInvariants()
+        #endif
+        return true
     }
 
     /// Steps the next scan of `replay` exactly as ``process(scan:into:)``

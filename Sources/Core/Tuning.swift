@@ -21,6 +21,12 @@ extension Classifier {
     /// neighbour by more than this many times the neighbours' disagreement
     /// (4×): a real tap's edge leaves its neighbours far apart.
     public static let spikeRiseOverSpread: Float = 4
+    /// At a low scan rate, how far apart (a fraction of their level above
+    /// the baseline) two neighbours of a held press may read and still be one
+    /// level: the spec's tremor of ±15 % on a held peek spans 30 % of it.
+    /// A reading rising above both such neighbours is a one-scan excursion
+    /// from the held level, a spike as much as one from rest is.
+    public static let spikeTremorSpreadOfLevel: Float = 0.3
     /// At a low scan rate a release from a single reading needs it this
     /// fraction of the peek level (a tenth) below the release level; nearer,
     /// the next reading must agree. A partial let-go stays above half the

@@ -27,7 +27,11 @@ import ForceStageCore
 /// (``ForcePipeline/replayScan(_:into:)``: no scan decoded twice), each as
 /// ``step(scan:pipeline:events:)`` takes it; a call returns after the first
 /// replayed scan that puts something out, and the next calls go on with the
-/// block. Elsewhere it steps one scan at a time. Its events are exactly those
+/// block. An idle block read for a replay while the levels vary by region
+/// (its centre of pressure past the gate) is still taken whole where every
+/// position it passes has the levels set now and the classifier decides
+/// nothing in it (``ForcePipeline/takePendingBlock(_:events:)``): no scan of
+/// it could change the levels. Elsewhere it steps one scan at a time. Its events are exactly those
 /// of ``step(scan:pipeline:events:)`` on every scan. Fixed-size storage: no allocation.
 public struct GestureDriver: Sendable {
     public private(set) var gestures: PanelGestures
@@ -57,6 +61,9 @@ public struct GestureDriver: Sendable {
     private var replay = GestureReplay()
     /// Blocks read whole and then replayed scan by scan (``ForcePipeline/replayScan(_:into:)``).
     public private(set) var replayedBlocks = 0
+    /// Blocks read for a replay while idle (the centre of pressure past the gate or moving),
+    /// then taken whole (every position of the levels set, nothing decided).
+    public private(set) var movedBlocks = 0
     /// Whether scans of a replayed block are left (the next ``advance(scans:count:size:pipeline:events:)`` goes on with them).
     public var replayPending: Bool { replay.isPending }
 
@@ -154,6 +161,30 @@ public struct GestureDriver: Sendable {
         feed(sample: sample, force: pipeline.pressForce, position: p, events: &events)
     }
 
+    /// Takes the pending block, read while idle with levels that vary by
+    /// region, whole where every scan's step would have the levels set now
+    /// (every position the replay would give, and so the level check before
+    /// each scan, is in a part of the plate with those levels: no
+    /// reconfiguration, the classifier's parameters the same throughout) and
+    /// the classifier decides nothing in it; the layer then needs nothing of
+    /// its scans (no press it follows, no event), as for a quiet block.
+    @inline(never)
+    private mutating func takeWhole(_ pipeline: inout ForcePipeline, _ events: inout EventRing) -> Bool {
+        // The level check before the block's first scan, as replayScans makes it.
+        chooseLevels(&pipeline)
+        guard let placed = pipeline.pendingPositions(&replay) else { return false }
+        if placed.unplaced && gestures.levels(at: nil) != levels { return false }
+        if let box = placed.bounds {
+            guard let uniform = gestures.uniformLevels(low: box.low, high: box.high), uniform == levels else { return false }
+        }
+        guard pipeline.takePendingBlock(&replay, events: &events) else { return false }
+        movedBlocks &+= 1
+        positionValid = false
+        output.removeAll()
+        otherEvents.removeAll()
+        return true
+    }
+
     /// Replays scans of the pending block, each as ``step(scan:pipeline:events:)``
     /// takes it, up to and including the first that puts something out.
     /// - Returns: the scans replayed.
@@ -201,6 +232,9 @@ public struct GestureDriver: Sendable {
                     return Classifier.blockScans
                 }
                 if replay.isPending {
+                    // Refused because the centre of pressure moves, but within positions of the
+                    // levels set now, and the classifier decides nothing in it: taken whole after all.
+                    if holding && replay.positionMoved && takeWhole(&pipeline, &events) { return Classifier.blockScans }
                     // Read, but refused: its scans one at a time from the read.
                     replayedBlocks &+= 1
                     return replayScans(pipeline: &pipeline, events: &events)
@@ -227,6 +261,11 @@ public struct GestureDriver: Sendable {
             }
         }
         if count >= Classifier.blockScans && events.isEmpty && pipeline.readReplayBlock(scans, into: &replay) {
+            // Idle with levels that vary by region, where the quiet path refused the block
+            // before reading it (the centre of pressure already past the gate, or the
+            // last decided one in a region of other levels): taken whole where it may be.
+            if gestures.levelsVary && !gestures.needsScans && pipeline.pressState == .idle
+                && takeWhole(&pipeline, &events) { return Classifier.blockScans }
             replayedBlocks &+= 1
             return replayScans(pipeline: &pipeline, events: &events)
         }

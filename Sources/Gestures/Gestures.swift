@@ -199,6 +199,33 @@ public struct PanelGestures: Sendable {
         return (peek(r), pop(r))
     }
 
+    /// The levels ``levels(at:)`` gives at every point of the box from `low`
+    /// to `high` (corners included), or nil where they may differ: the
+    /// regions the box meets all have the same levels, and the box lies in
+    /// one of them or the levels outside every region are those too. The same
+    /// double comparisons as ``Region/contains(_:margin:)`` (a float widens to
+    /// a double monotonically, so a point of the box is in a region only if
+    /// the box meets it).
+    public func uniformLevels(low: PlatePoint, high: PlatePoint) -> (peek: Float, pop: Float)? {
+        let lx = Double(low.x), ly = Double(low.y), hx = Double(high.x), hy = Double(high.y)
+        var found: (peek: Float, pop: Float)? = nil
+        var inside = false
+        var i = 0
+        while i < regions.count {
+            if lx <= regions[i].maxX && hx >= regions[i].minX && ly <= regions[i].maxY && hy >= regions[i].minY {
+                let l = (peek: peek(i), pop: pop(i))
+                if let f = found, f != l { return nil }
+                found = l
+                inside = inside || (lx >= regions[i].minX && hx <= regions[i].maxX && ly >= regions[i].minY && hy <= regions[i].maxY)
+            }
+            i += 1
+        }
+        if inside { return found }
+        let outside = (peek: peek(defaultIndex), pop: pop(defaultIndex))
+        if let f = found, f != outside { return nil }
+        return outside
+    }
+
     private static func stamp(_ sample: Int64) -> ForceEvent {
         ForceEvent(kind: .peek, sample: sample, timestampNs: 0, forceNewtons: 0)
     }

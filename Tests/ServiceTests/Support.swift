@@ -11,7 +11,7 @@ func temporaryDirectory() throws -> URL { try makeTemporaryDirectory(prefix: "fs
 
 /// A real process with its output in files (no pipe to fill and stall it).
 final class Running {
-    let process = Process()
+    let process: Process
     let out: URL
     let err: URL
     let started = Date()
@@ -21,12 +21,16 @@ final class Running {
         err = dir.appendingPathComponent("stderr-\(UUID().uuidString.prefix(6))")
         _ = FileManager.default.createFile(atPath: out.path, contents: nil)
         _ = FileManager.default.createFile(atPath: err.path, contents: nil)
-        process.executableURL = URL(fileURLWithPath: arguments[0])
-        process.arguments = Array(arguments.dropFirst())
-        if let environment { process.environment = environment }
-        process.standardOutput = try FileHandle(forWritingTo: out)
-        process.standardError = try FileHandle(forWritingTo: err)
-        try process.run()
+        let (out, err) = (out, err)
+        process = try launchRetryingBusyText {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: arguments[0])
+            p.arguments = Array(arguments.dropFirst())
+            if let environment { p.environment = environment }
+            p.standardOutput = try FileHandle(forWritingTo: out)
+            p.standardError = try FileHandle(forWritingTo: err)
+            return p
+        }
     }
 
     /// Waits for the exit (killing after `timeout` s); returns the status.

@@ -52,27 +52,15 @@ public func runProcess(_ arguments: [String], timeout: Double = 120, environment
     let out = dir.appendingPathComponent("out"), err = dir.appendingPathComponent("err")
     _ = FileManager.default.createFile(atPath: out.path, contents: nil)
     _ = FileManager.default.createFile(atPath: err.path, contents: nil)
-    // A binary a test has just copied can be "busy" for a moment: another test
-    // thread that forked while the copy's file was open for writing holds that
-    // descriptor in its child until the child's exec. The exec is tried again
-    // for up to a second in that case only.
-    var attempt = 0
-    var p: Process
-    while true {
-        p = Process()
+    let p = try launchRetryingBusyText {
+        let p = Process()
         p.executableURL = URL(fileURLWithPath: arguments[0])
         p.arguments = Array(arguments.dropFirst())
         if let environment { p.environment = environment }
         if let directory { p.currentDirectoryURL = directory }
         p.standardOutput = try FileHandle(forWritingTo: out)
         p.standardError = try FileHandle(forWritingTo: err)
-        do {
-            try p.run()
-            break
-        } catch let error as NSError where attempt < 50 && isTextFileBusy(error) {
-            attempt += 1
-            usleep(20_000)
-        }
+        return p
     }
     let deadline = Date().addingTimeInterval(timeout)
     while p.isRunning && Date() < deadline { usleep(20_000) }
@@ -81,6 +69,25 @@ public func runProcess(_ arguments: [String], timeout: Double = 120, environment
     return ProcessResult(status: p.terminationStatus,
                          stdout: (try? String(contentsOf: out, encoding: .utf8)) ?? "",
                          stderr: (try? String(contentsOf: err, encoding: .utf8)) ?? "")
+}
+
+/// Starts the process `make` builds. A binary a test has just copied can be
+/// "busy" for a moment: another test thread that forked while the copy's file
+/// was open for writing holds that descriptor in its child until the child's
+/// exec. In that case only, a fresh process (a `Process` runs once) is tried
+/// again for up to a second.
+public func launchRetryingBusyText(_ make: () throws -> Process) throws -> Process {
+    var attempt = 0
+    while true {
+        let p = try make()
+        do {
+            try p.run()
+            return p
+        } catch let error as NSError where attempt < 50 && isTextFileBusy(error) {
+            attempt += 1
+            usleep(20_000)
+        }
+    }
 }
 
 /// Whether `error` is ETXTBSY, directly or as the underlying POSIX error.

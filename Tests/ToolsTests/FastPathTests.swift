@@ -9,27 +9,33 @@ import ForceStageTools
 /// classifier state as stepping every scan, on every recording we have.
 @Suite("Fast path")
 struct FastPathTests {
-    /// Every scan through `process(scan:)`, one at a time.
-    static func perScan(_ recording: Recording, _ setup: PanelSetup) -> ([ForceEvent], ForcePipeline) {
+    /// Every scan through `process(scan:)`, one at a time; `scores[i]` is the
+    /// health scores after `i` scans.
+    static func perScan(_ recording: Recording, _ setup: PanelSetup) -> (events: [ForceEvent], pipeline: ForcePipeline, scores: [[Int64]]) {
         var pipeline = setup.makePipeline()
         var ring = EventRing()
         var events: [ForceEvent] = []
+        var scores = [healthScores(pipeline._scan)]
         let size = setup.layout.scanSize
         recording.scans.withUnsafeBytes { raw in
             for i in 0..<recording.scanCount {
                 pipeline.process(scan: raw.baseAddress! + i * size, into: &ring)
                 while let e = ring.popFirst() { events.append(e) }
+                scores.append(healthScores(pipeline._scan))
             }
         }
         #expect(ring.overflowCount == 0)
-        return (events, pipeline)
+        return (events, pipeline, scores)
     }
 
     /// The whole recording through `process(scans:)` in chunks of `chunkScans`.
-    static func batched(_ recording: Recording, _ setup: PanelSetup, chunkScans: Int) -> ([ForceEvent], ForcePipeline) {
+    /// `scores` holds the health scores after each call, keyed by the scans consumed so far.
+    static func batched(_ recording: Recording, _ setup: PanelSetup, chunkScans: Int)
+        -> (events: [ForceEvent], pipeline: ForcePipeline, scores: [(scans: Int, scores: [Int64])]) {
         var pipeline = setup.makePipeline()
         var ring = EventRing()
         var events: [ForceEvent] = []
+        var scores: [(scans: Int, scores: [Int64])] = []
         let size = setup.layout.scanSize
         recording.scans.withUnsafeBytes { raw in
             var offset = 0
@@ -37,10 +43,11 @@ struct FastPathTests {
                 let end = min(raw.count, offset + chunkScans * size)
                 offset += pipeline.process(scans: UnsafeRawBufferPointer(rebasing: raw[offset..<end]), into: &ring)
                 while let e = ring.popFirst() { events.append(e) }
+                scores.append((offset / size, healthScores(pipeline._scan)))
             }
         }
         #expect(ring.overflowCount == 0)
-        return (events, pipeline)
+        return (events, pipeline, scores)
     }
 
     /// Every field of the pipeline's health scores, floats as bit patterns.
@@ -52,10 +59,10 @@ struct FastPathTests {
     /// Checks one recording; returns the fraction of blocks the fast path took.
     static func check(_ recording: Recording, name: String) throws -> Double {
         let setup = try PanelSetup(metadata: recording.metadata, file: name)
-        let (slow, slowPipe) = perScan(recording, setup)
+        let (slow, slowPipe, slowScores) = perScan(recording, setup)
         #expect(slowPipe.classifier.fastBlocks == 0, "the per-scan path never takes a block")
         for chunk in [16, 37, 4096] {
-            let (fast, fastPipe) = batched(recording, setup, chunkScans: chunk)
+            let (fast, fastPipe, fastScores) = batched(recording, setup, chunkScans: chunk)
             #expect(fast == slow, "\(name), chunks of \(chunk): events differ")
             #expect(fastPipe.counters == slowPipe.counters, "\(name): counters differ")
             #expect(fastPipe.classifier.baseline.bitPattern == slowPipe.classifier.baseline.bitPattern,
@@ -64,6 +71,10 @@ struct FastPathTests {
             #expect(fastPipe.classifier.spikesRejected == slowPipe.classifier.spikesRejected)
             // The health scores, which the block path advances in closed form where it can.
             #expect(healthScores(fastPipe._scan) == healthScores(slowPipe._scan), "\(name), chunks of \(chunk): health scores differ")
+            // ... and after every call, not only at the end, where a score
+            // pinned at its ceiling could hide a wrong step on the way up.
+            let differ = fastScores.first { slowScores[$0.scans] != $0.scores }
+            #expect(differ == nil, "\(name), chunks of \(chunk): health scores differ after \(differ?.scans ?? 0) scans")
         }
         // Classify-only over precomputed forces, batched, against per-scan steps.
         var forces: [Float] = []
@@ -100,7 +111,7 @@ struct FastPathTests {
         #expect(a == b, "\(name): classify-only events differ")
         #expect(many.spikesRejected == one.spikesRejected, "\(name): classify-only spike counts differ")
         #expect(a.count > 0)
-        let (_, fastPipe) = batched(recording, setup, chunkScans: 4096)
+        let (_, fastPipe, _) = batched(recording, setup, chunkScans: 4096)
         return Double(fastPipe.classifier.fastBlocks) / Double(recording.scanCount / Classifier.blockScans)
     }
 

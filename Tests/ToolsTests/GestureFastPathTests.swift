@@ -233,4 +233,69 @@ struct GestureFastPathTests {
         #expect(switched > 0, "no replayed block saw the touch band change")
         #expect(compared > 50)
     }
+
+    /// The classifier's state that its levels move while idle (the baseline, the rest and
+    /// undershoot marks, the release run and crossing, the spike count), field by field.
+    static func idleState(_ p: ForcePipeline) -> [String] {
+        let c = p._classifier
+        return ["state \(c._state)", "baseline \(c._baseline)", "restSample \(c._restSample)", "restForce \(c._restForce)",
+                "undershoot \(c._undershootSample)", "releaseRun \(c._releaseRun)", "releaseCrossing \(c._releaseCrossing.active) \(c._releaseCrossing.sample)",
+                "spikes \(c._spikesRejected)", "quietScans \(c._quietScans)", "noise \(c._noise)", "lastForce \(p._lastForce)"]
+    }
+
+    @Test("A light touch wandering inside one region (past the position gate, below its peek): its blocks, read for a replay, are taken whole, with the per-scan path's events and state")
+    func wanderingTouchTakenWhole() throws {
+        typealias T = GestureTests.Touch
+        // Left: peek 0.8 N (touch band 0.24 N, gate 0.2 N); right: the panel's (peek 1.3 N).
+        // A 0.5 N touch moves its centre of pressure past the gate without a peek: the idle
+        // blocks' positions move, all in the left, whose levels are the ones set.
+        let right = GestureTests.right
+        let left = Region(name: "left", minX: 0, minY: 0, maxX: 0.5, maxY: 1, peekNewtons: 0.8, popNewtons: 2.0)
+        var touches = GestureTests.idle(600)
+        touches += GestureTests.ramp(T(x: 0.2, y: 0.3, force: 0), T(x: 0.2, y: 0.3, force: 0.5), 40)
+        touches += GestureTests.ramp(T(x: 0.2, y: 0.3, force: 0.5), T(x: 0.35, y: 0.7, force: 0.5), 300)
+        touches += GestureTests.ramp(T(x: 0.35, y: 0.7, force: 0.5), T(x: 0.35, y: 0.7, force: 1.5), 60)
+        touches += Array(repeating: T(x: 0.35, y: 0.7, force: 1.5), count: 100)
+        touches += GestureTests.ramp(T(x: 0.35, y: 0.7, force: 1.5), T(x: 0.35, y: 0.7, force: 0), 40)
+        touches += GestureTests.idle(400)
+        let (rec, setup) = try GestureTests.recording(touches)
+        let regions = [left, right]
+        let reference = replayGestures(rec, setup: setup, regions: regions, perScan: true)
+        var pipeline = setup.makePipeline(), perScanPipeline = setup.makePipeline()
+        var driver = GestureDriver(regions: regions, settings: setup.settings, sampleRateHz: setup.sampleRateHz)
+        var perScan = GestureDriver(regions: regions, settings: setup.settings, sampleRateHz: setup.sampleRateHz)
+        var ring = EventRing(), referenceRing = EventRing()
+        var out: [GestureEvent] = []
+        var compared = 0
+        let size = setup.layout.scanSize
+        rec.scans.withUnsafeBytes { raw in
+            var i = 0, j = 0
+            while i < rec.scanCount {
+                let movedBefore = driver.movedBlocks
+                let n = driver.advance(scans: raw.baseAddress! + i * size, count: rec.scanCount - i, size: size, pipeline: &pipeline, events: &ring)
+                if driver.movedBlocks != movedBefore {
+                    #expect(n == Classifier.blockScans && driver.output.isEmpty && driver.otherEvents.isEmpty)
+                }
+                i += n
+                for k in 0..<driver.output.count { out.append(driver.output[k].gestureEvent(regions: regions)) }
+                guard !driver.replayPending else { continue }
+                while j < i {
+                    perScan.step(scan: raw.baseAddress! + j * size, pipeline: &perScanPipeline, events: &referenceRing)
+                    j += 1
+                }
+                #expect(pipeline.classifier.parameters.peek == perScanPipeline.classifier.parameters.peek, "scan \(i)")
+                #expect(Self.scores(pipeline) == Self.scores(perScanPipeline), "scan \(i)")
+                #expect(Self.idleState(pipeline) == Self.idleState(perScanPipeline), "scan \(i): block path \(Self.idleState(pipeline)), per scan \(Self.idleState(perScanPipeline))")
+                #expect(pipeline.centreOfPressure == perScanPipeline.centreOfPressure, "scan \(i)")
+                compared += 1
+            }
+        }
+        driver.finish(pipeline: &pipeline, events: &ring)
+        for k in 0..<driver.output.count { out.append(driver.output[k].gestureEvent(regions: regions)) }
+        #expect(GestureTests.kinds(reference).first == "peek(left)", "\(GestureTests.kinds(reference))")
+        #expect(out == reference, "block path \(GestureTests.kinds(out)), per scan \(GestureTests.kinds(reference))")
+        // The case under test happened: blocks whose position moved were taken whole.
+        #expect(driver.movedBlocks > 5, "blocks taken whole after a read for a replay: \(driver.movedBlocks)")
+        #expect(compared > 50)
+    }
 }
