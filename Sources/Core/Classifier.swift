@@ -269,6 +269,20 @@ public struct Classifier: Sendable {
     @usableFromInline @inline(never)
     internal mutating func _settledBitsPartly(busy: UInt32, peeks: UInt32) -> UInt32 {
         let s = _parameters.settleScans
+        #if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
+        if busy == 0 {
+            // Idle throughout (so no peek) while the run since the last press
+            // settles: the readings from the one the run reaches `s` at, in
+            // closed form (not on the microcontrollers, whose image stays as small).
+            let run = _quietScans
+            _quietScans = _min(run &+ Int32(Classifier.blockScans), Classifier.countCeiling)
+            guard s <= Classifier.countCeiling else { return 0 }
+            let first = Int64(s) &- Int64(run) &- 1
+            if first <= 0 { return Classifier.blockBits }
+            if first >= Int64(Classifier.blockScans) { return 0 }
+            return Classifier.blockBits & ~((1 &<< UInt32(truncatingIfNeeded: first)) &- 1)
+        }
+        #endif
         var run = _quietScans
         var settled: UInt32 = 0
         // A while loop: a range's iterator allocates in an unoptimised build.
@@ -638,14 +652,42 @@ public struct Classifier: Sendable {
     @inlinable
     public mutating func stepBlock(older a: SIMD16<Float>, previous b: SIMD16<Float>, forces c: SIMD16<Float>,
                                    firstSample: Int64, firstTimestampNs: Int64) -> Bool {
+        #if hasFeature(Embedded) && (arch(arm) || arch(riscv32))
+        // The block path is off here (Classifier.blockPathEnabled): none of it is built.
+        return false
+        #else
         guard Classifier.blockPathEnabled else { return false }
         guard _blockFill == 0 && _history >= 2 && !_suspended && _parameters.spikeRejection && _parameters.baselineEnabled else {
             return false
         }
         let top = _maxLane(SIMD16<Float>._max(a, c))
         let bottom = _minLane(SIMD16<Float>._min(a, c))
-        // No spike can be counted where the whole window spans less than the spike size.
-        guard top - bottom <= _parameters.peek * Classifier.spikeFraction else { return false }
+        // No spike can be counted where the whole window spans no more than
+        // the spike size (a quiet panel). A wider window (a held press with
+        // tremor, hum) counts its spikes lane by lane, out of line, so that
+        // the quiet block's code stays as it was.
+        guard top - bottom <= _parameters.peek * Classifier.spikeFraction else {
+            return _stepWideBlock(older: a, previous: b, forces: c, top: top, bottom: bottom,
+                                  firstSample: firstSample, firstTimestampNs: firstTimestampNs)
+        }
+        return _stepBlock(older: a, previous: b, forces: c, top: top, bottom: bottom, countingSpikes: false,
+                          firstSample: firstSample, firstTimestampNs: firstTimestampNs)
+        #endif
+    }
+}
+
+// The block path only: not built where it is off (Classifier.blockPathEnabled).
+#if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
+extension Classifier {
+
+    /// ``stepBlock(older:previous:forces:firstSample:firstTimestampNs:)``
+    /// past its first guards, with the window's highest and lowest reading;
+    /// with `countingSpikes` (a constant at each call) the spikes are counted
+    /// lane by lane, as `step` counts them.
+    @inlinable @inline(__always)
+    internal mutating func _stepBlock(older a: SIMD16<Float>, previous b: SIMD16<Float>, forces c: SIMD16<Float>,
+                                      top: Float, bottom: Float, countingSpikes: Bool,
+                                      firstSample: Int64, firstTimestampNs: Int64) -> Bool {
         let high = top - _baseline, low = bottom - _baseline
         // Every reading on one side of each level: runs and crossings advance in closed form.
         // A swing below the touch band restarts the vibration hold-off: per scan.
@@ -661,23 +703,38 @@ public struct Classifier: Sendable {
             // The last scan at rest, as the per-scan path records it: a block
             // on one side of the touch band moves it in closed form.
             let atRest = high < _parameters.touchBand
-            guard atRest || low >= _parameters.touchBand else { return false }
-            if atRest { _restSample = lastSample }
+            if atRest {
+                _restSample = lastSample
+            } else if low < _parameters.touchBand {
+                // Readings on both sides of the touch band (a light touch, a
+                // tail of a release): the last scan at rest and the rise's
+                // shape scan by scan, on the filtered readings.
+                _followRest(older: a, previous: b, forces: c, firstSample: firstSample)
+            }
         case .peeking:
             guard belowPop && aboveRelease else { return false }
             // The creep reference moves every scan: per scan.
             if _parameters.creepAllowance > 0 { return false }
             if _parameters.holdScans > 0 && !_holdDone {
-                // A new high would restart the hold's settle clock, and the hold may fire: per scan.
-                if high > _holdRef + _parameters.holdRise { return false }
-                if lastSample &- _peekSample >= _parameters.holdScans
-                    && lastSample &- _holdRefSample >= _parameters.holdSettleScans { return false }
+                if high > _holdRef + _parameters.holdRise {
+                    // A new high may restart the hold's settle clock: followed
+                    // scan by scan, and per scan where the hold would fire.
+                    guard _followHold(older: a, previous: b, forces: c, firstSample: firstSample) else { return false }
+                } else if lastSample &- _peekSample >= _parameters.holdScans
+                    && lastSample &- _holdRefSample >= _parameters.holdSettleScans {
+                    // The hold may fire: per scan.
+                    return false
+                }
             }
         case .popped:
             guard aboveRelease else { return false }
         }
         let filtered = _spikeFilter(a, b, c, isolated: _parameters.spikeIsolated, agreement: _parameters.spikeAgreement,
                                     floor: _baseline - _parameters.touchBand)
+        if countingSpikes {
+            _spikesRejected &+= Classifier._spikesCounted(a, b, c, filtered: filtered,
+                                                          size: _parameters.peek * Classifier.spikeFraction)
+        }
         let n = Int32(Classifier.blockScans)
         _older = c[14]
         _previous = c[15]
@@ -694,7 +751,86 @@ public struct Classifier: Sendable {
         #endif
         return true
     }
+
+    /// A block whose window spans more than the spike size (a press held
+    /// with tremor, hum on a load), taken where its readings keep to one
+    /// side of every level like a quiet block's; its spikes are counted lane by lane.
+    @usableFromInline @inline(never)
+    internal mutating func _stepWideBlock(older a: SIMD16<Float>, previous b: SIMD16<Float>, forces c: SIMD16<Float>,
+                                          top: Float, bottom: Float, firstSample: Int64, firstTimestampNs: Int64) -> Bool {
+        _stepBlock(older: a, previous: b, forces: c, top: top, bottom: bottom, countingSpikes: true,
+                   firstSample: firstSample, firstTimestampNs: firstTimestampNs)
+    }
+
+    /// An idle block below the peek level whose filtered readings lie on both
+    /// sides of the touch band: the last scan at rest, its reading and the
+    /// rise's shape (see `step`), scan by scan as `step` moves them. The
+    /// block is taken: call it only once every other guard has passed.
+    @usableFromInline @inline(never)
+    internal mutating func _followRest(older a: SIMD16<Float>, previous b: SIMD16<Float>, forces c: SIMD16<Float>,
+                                       firstSample: Int64) {
+        let filtered = _spikeFilter(a, b, c, isolated: _parameters.spikeIsolated, agreement: _parameters.spikeAgreement,
+                                    floor: _baseline - _parameters.touchBand)
+        let m = _parameters.vibrationCurveScans
+        var k = 0
+        while k < Classifier.blockScans {
+            let y = filtered[k] - _baseline
+            let sample = firstSample &+ Int64(truncatingIfNeeded: k)
+            if y < _parameters.touchBand {
+                _restSample = sample
+                _restForce = y
+            } else {
+                let since = sample &- _restSample
+                if since == m {
+                    _riseMid = y
+                } else if since == 2 &* m {
+                    _riseConcave = y - _restForce < Classifier.vibrationConcaveRatio * (_riseMid - _restForce)
+                }
+            }
+            k &+= 1
+        }
+    }
+
+    /// A peeking block whose readings may climb past the hold's reference:
+    /// the reference followed scan by scan as `step` follows it. Returns
+    /// false, having changed nothing, where the hold would fire in the block.
+    @usableFromInline @inline(never)
+    internal mutating func _followHold(older a: SIMD16<Float>, previous b: SIMD16<Float>, forces c: SIMD16<Float>,
+                                       firstSample: Int64) -> Bool {
+        let filtered = _spikeFilter(a, b, c, isolated: _parameters.spikeIsolated, agreement: _parameters.spikeAgreement,
+                                    floor: _baseline - _parameters.touchBand)
+        var reference = _holdRef, referenceSample = _holdRefSample
+        var k = 0
+        while k < Classifier.blockScans {
+            let y = filtered[k] - _baseline
+            let sample = firstSample &+ Int64(truncatingIfNeeded: k)
+            if y > reference + _parameters.holdRise {
+                reference = y
+                referenceSample = sample
+            }
+            if sample &- _peekSample >= _parameters.holdScans && sample &- referenceSample >= _parameters.holdSettleScans {
+                return false
+            }
+            k &+= 1
+        }
+        _holdRef = reference
+        _holdRefSample = referenceSample
+        return true
+    }
+
+    /// The spikes `step` counts in a block: the readings the filter moved by
+    /// more than `size` whose neighbours agree better than the reading
+    /// agrees with the one before, lane by lane (the same comparisons on
+    /// the same values as `step`'s).
+    @inlinable @inline(__always)
+    internal static func _spikesCounted(_ a: SIMD16<Float>, _ b: SIMD16<Float>, _ c: SIMD16<Float>,
+                                        filtered: SIMD16<Float>, size: Float) -> Int64 {
+        let moved = SIMD16<Float>._abs(filtered - b) .> SIMD16<Float>(repeating: size)
+        let apart = SIMD16<Float>._abs(a - c) .< SIMD16<Float>._abs(b - a)
+        return Int64(SIMD16<Int32>().replacing(with: 1, where: moved .& apart).wrappedSum())
+    }
 }
+#endif
 
 extension Classifier {
     /// A block's scans as bits, bit k for scan k.

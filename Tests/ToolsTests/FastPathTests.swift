@@ -109,6 +109,7 @@ struct FastPathTests {
         }
         #expect(ring.overflowCount == 0)
         #expect(a == b, "\(name): classify-only events differ")
+        #expect(many.spikesRejected == one.spikesRejected, "\(name): classify-only spike counts differ")
         #expect(a.count > 0)
         let (_, fastPipe, _) = batched(recording, setup, chunkScans: 4096)
         return Double(fastPipe.classifier.fastBlocks) / Double(recording.scanCount / Classifier.blockScans)
@@ -143,5 +144,78 @@ struct FastPathTests {
             let recording = try Recording.load(sharedRecordings.appendingPathComponent(name + ".json"))
             _ = try Self.check(recording, name: name)
         }
+    }
+
+    @Test("A held press with tremor and spikes (a window wider than a spike) takes the block path and counts its spikes as per-scan steps do")
+    func wideBlocks() throws {
+        let parameters = try ClassifierParameters(ClassifierSettings(peekNewtons: 1, popNewtons: 2.5), sampleRateHz: 500)
+        // Rest, a press to 3.5 N held for 4 s with an 8 Hz tremor of ±0.4 N
+        // (a window spans 0.8 N, past the spike size of 0.25 N) and a
+        // one-scan spike of +0.6 N every 37 scans, the release, rest.
+        var forces: [Float] = []
+        for _ in 0..<400 { forces.append(0) }
+        for k in 0..<50 { forces.append(3.5 * Float(k) / 50) }
+        for k in 0..<2000 {
+            let tremor = 0.4 * Float(sin(2 * Double.pi * 8 * Double(k) / 500))
+            forces.append(3.5 + tremor + (k % 37 == 18 ? 0.6 : 0))
+        }
+        for k in 0..<50 { forces.append(3.5 * Float(50 - k) / 50) }
+        for _ in 0..<400 { forces.append(0) }
+        let stamps = forces.indices.map { Int64($0) * 2_000_000 }
+        var one = Classifier(parameters: parameters), many = one
+        var ring = EventRing()
+        var a: [ForceEvent] = [], b: [ForceEvent] = []
+        for i in forces.indices {
+            one.step(force: forces[i], sample: Int64(i), timestampNs: stamps[i], into: &ring)
+            while let e = ring.popFirst() { a.append(e) }
+        }
+        var start = 0
+        while start < forces.count {
+            let taken = forces.withUnsafeBufferPointer { f in
+                stamps.withUnsafeBufferPointer { t in
+                    many.step(forces: f.baseAddress! + start, timestamps: t.baseAddress! + start, count: forces.count - start,
+                              firstSample: Int64(start), into: &ring)
+                }
+            }
+            while let e = ring.popFirst() { b.append(e) }
+            start += taken
+        }
+        #expect(a == b)
+        #expect(a.map(\.kind) == [.peek, .pop, .release])
+        #expect(one.spikesRejected >= 50, "the held press's spikes are rejected")
+        #expect(many.spikesRejected == one.spikesRejected)
+        #expect(many.baseline.bitPattern == one.baseline.bitPattern)
+        // 2,900 scans, 181 blocks: the rest's 50 and most of the held press's 125.
+        #expect(many.fastBlocks > 150, "only \(many.fastBlocks) blocks taken whole")
+    }
+
+    @Test("An idle touch on both sides of the touch band takes the block path with the last scan at rest as per-scan steps leave it")
+    func touchBandBlocks() throws {
+        let parameters = try ClassifierParameters(ClassifierSettings(peekNewtons: 1, popNewtons: 2.5), sampleRateHz: 500)
+        // Rest, 3.2 s of a light touch swinging 0.15 ± 0.24 N at 20 Hz across
+        // the touch band (0.3 N), below the release level, rest.
+        var forces: [Float] = Array(repeating: 0, count: 800)
+        for k in 0..<1600 { forces.append(0.15 + 0.24 * Float(sin(2 * Double.pi * 20 * Double(k) / 500))) }
+        forces += Array(repeating: 0, count: 400)
+        let stamps = forces.indices.map { Int64($0) * 2_000_000 }
+        var one = Classifier(parameters: parameters), many = one
+        var ring = EventRing()
+        for i in forces.indices { one.step(force: forces[i], sample: Int64(i), timestampNs: stamps[i], into: &ring) }
+        #expect(ring.isEmpty)
+        var start = 0
+        while start < forces.count {
+            start += forces.withUnsafeBufferPointer { f in
+                stamps.withUnsafeBufferPointer { t in
+                    many.step(forces: f.baseAddress! + start, timestamps: t.baseAddress! + start, count: forces.count - start,
+                              firstSample: Int64(start), into: &ring)
+                }
+            }
+        }
+        #expect(ring.isEmpty)
+        #expect(many._restSample == one._restSample && many._restForce.bitPattern == one._restForce.bitPattern)
+        #expect(many._riseMid.bitPattern == one._riseMid.bitPattern && many._riseConcave == one._riseConcave)
+        #expect(many.baseline.bitPattern == one.baseline.bitPattern && many.spikesRejected == one.spikesRejected)
+        // 175 blocks: the rest's 75 and the touch's 100, each on both sides of the band.
+        #expect(many.fastBlocks > 150, "only \(many.fastBlocks) blocks taken whole")
     }
 }
