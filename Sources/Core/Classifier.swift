@@ -684,7 +684,7 @@ extension Classifier {
     /// past its first guards, with the window's highest and lowest reading;
     /// with `countingSpikes` (a constant at each call) the spikes are counted
     /// lane by lane, as `step` counts them.
-    @inlinable @inline(__always)
+    @inlinable @_transparent
     internal mutating func _stepBlock(older a: SIMD16<Float>, previous b: SIMD16<Float>, forces c: SIMD16<Float>,
                                       top: Float, bottom: Float, countingSpikes: Bool,
                                       firstSample: Int64, firstTimestampNs: Int64) -> Bool {
@@ -732,7 +732,10 @@ extension Classifier {
         // The median where a scan is no longer than a spike (the common
         // rates); the isolated rule (9-10 scans/s) out of line, so that its
         // registers are not saved around it on every quiet block.
-        let filtered = _parameters.spikeIsolated ? _isolatedFilter(a, b, c) : _median(a, b, c)
+        // The median's operations written out (`_median`'s, in its order):
+        // the generic one was left out of line in this function.
+        let filtered = _parameters.spikeIsolated ? _isolatedFilter(a, b, c)
+            : _laneMax(_laneMin(a, b), _laneMin(_laneMax(a, b), c))
         if countingSpikes {
             _spikesRejected &+= Classifier._spikesCounted(a, b, c, filtered: filtered,
                                                           size: _parameters.peek * Classifier.spikeFraction)
