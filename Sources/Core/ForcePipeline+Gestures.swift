@@ -210,6 +210,19 @@ internal func _windowSums(_ before: InlineArray<4, Float>, _ block: SIMD16<Float
     return r
 }
 
+/// One coordinate of a block's positions in 16 lanes: `(sums - zero) / totals`,
+/// lane 15 (which the caller fills) a copy of lane 0, with the lanes' least
+/// and greatest and whether every lane is finite. Out of line, one coordinate
+/// a call: with both in one body, LLVM paired x and y of each scan over their
+/// common divisor and divided two lanes at a time, with shuffles to match.
+@usableFromInline @inline(never)
+internal func _quotients(_ sums: SIMD16<Float>, less zero: Float, over totals: SIMD16<Float>)
+    -> (q: SIMD16<Float>, low: Float, high: Float, finite: Bool) {
+    var q = (sums - SIMD16(repeating: zero)) / totals
+    q[Classifier.blockScans &- 1] = q[0]
+    return (q, _minLane(q), _maxLane(q), _sum16(q).isFinite)
+}
+
 /// Lane k of ``_windowSums(_:_:)``, from `e`, the four values before the
 /// block followed by the block's sixteen (a_d is `e[k + 4 - d]`): the same
 /// additions in the same pairs, one lane at a time.
@@ -242,21 +255,18 @@ extension ForcePipeline {
         var lowest = totals
         lowest[Classifier.blockScans &- 1] = totals[0]
         if _minLane(lowest) >= threshold {
-            var qx = (_windowSums(window.momentX, momentsX) - SIMD16(repeating: zx)) / totals
-            var qy = (_windowSums(window.momentY, momentsY) - SIMD16(repeating: zy)) / totals
-            qx[Classifier.blockScans &- 1] = qx[0]
-            qy[Classifier.blockScans &- 1] = qy[0]
-            if (_sum16(qx) + _sum16(qy)).isFinite {
+            let x = _quotients(_windowSums(window.momentX, momentsX), less: zx, over: totals)
+            let y = _quotients(_windowSums(window.momentY, momentsY), less: zy, over: totals)
+            if x.finite && y.finite {
                 // No lane is NaN or infinite: minima and maxima are those of the scalar pass.
+                var qx = x.q, qy = y.q
                 qx[Classifier.blockScans &- 1] = out._x[Classifier.blockScans &- 1]
                 qy[Classifier.blockScans &- 1] = out._y[Classifier.blockScans &- 1]
                 withUnsafeMutableBytes(of: &out._x) { $0.storeBytes(of: qx, as: SIMD16<Float>.self) }
                 withUnsafeMutableBytes(of: &out._y) { $0.storeBytes(of: qy, as: SIMD16<Float>.self) }
-                qx[Classifier.blockScans &- 1] = qx[0]
-                qy[Classifier.blockScans &- 1] = qy[0]
                 out._hasPosition = Classifier.blockBits >> 1
-                out._low = PlatePoint(x: _minLane(qx), y: _minLane(qy))
-                out._high = PlatePoint(x: _maxLane(qx), y: _maxLane(qy))
+                out._low = PlatePoint(x: x.low, y: y.low)
+                out._high = PlatePoint(x: x.high, y: y.high)
                 out._nan = false
                 return
             }
