@@ -181,19 +181,46 @@ extension _PressureWindow {
 /// bit for bit what the window gives scan by scan.
 @inlinable @inline(__always)
 internal func _windowSums(_ before: InlineArray<4, Float>, _ block: SIMD16<Float>) -> SIMD16<Float> {
-    var e = InlineArray<20, Float>(repeating: 0)
-    for j in 0..<CentreOfPressure.windowScans { e[j] = before[j] }
-    withUnsafeMutableBytes(of: &e) { $0.storeBytes(of: block, toByteOffset: 16, as: SIMD16<Float>.self) }
-    let (a0, a1, a2, a3) = withUnsafeBytes(of: &e) { raw in
-        (raw.loadUnaligned(fromByteOffset: 16, as: SIMD16<Float>.self),
-         raw.loadUnaligned(fromByteOffset: 12, as: SIMD16<Float>.self),
-         raw.loadUnaligned(fromByteOffset: 8, as: SIMD16<Float>.self),
-         raw.loadUnaligned(fromByteOffset: 4, as: SIMD16<Float>.self))
+    // The even and the odd lanes apart, eight each, none computed and dropped:
+    // with e the four values before the block followed by its sixteen,
+    // E[m] = e[2m] and O[m] = e[2m + 1], lane 2j is (E[j+1] + O[j+1]) +
+    // (E[j+2] + O[j]) and lane 2j + 1 is (E[j+2] + O[j+2]) + (E[j+1] + O[j+1]),
+    // the pairs above. Both parities on all sixteen lanes, blended lane by
+    // lane, were some 140 instructions of shuffles a call (LLVM kept only the
+    // lanes used, two at a time); this is about a third of that.
+    let e2 = block.evenHalf, o2 = block.oddHalf
+    var ebuf = SIMD16<Float>(), obuf = SIMD16<Float>()
+    withUnsafeMutableBytes(of: &ebuf) { raw in
+        raw.storeBytes(of: before[2], toByteOffset: 4, as: Float.self)
+        raw.storeBytes(of: e2, toByteOffset: 8, as: SIMD8<Float>.self)
     }
-    let odd = (a1 + a0) + (a3 + a2), even = (a2 + a1) + (a0 + a3)
-    var r = even
-    for k in r.indices where k & 1 != 0 { r[k] = odd[k] }
+    withUnsafeMutableBytes(of: &obuf) { raw in
+        raw.storeBytes(of: before[1], as: Float.self)
+        raw.storeBytes(of: before[3], toByteOffset: 4, as: Float.self)
+        raw.storeBytes(of: o2, toByteOffset: 8, as: SIMD8<Float>.self)
+    }
+    let e1 = withUnsafeBytes(of: &ebuf) { $0.loadUnaligned(fromByteOffset: 4, as: SIMD8<Float>.self) }
+    let (o0, o1) = withUnsafeBytes(of: &obuf) {
+        ($0.loadUnaligned(as: SIMD8<Float>.self), $0.loadUnaligned(fromByteOffset: 4, as: SIMD8<Float>.self))
+    }
+    let near = e1 + o1
+    var r = SIMD16<Float>()
+    r.evenHalf = near + (e2 + o0)
+    r.oddHalf = (e2 + o2) + near
     return r
+}
+
+/// One coordinate of a block's positions in 16 lanes: `(sums - zero) / totals`,
+/// lane 15 (which the caller fills) a copy of lane 0, with the lanes' least
+/// and greatest and whether every lane is finite. Out of line, one coordinate
+/// a call: with both in one body, LLVM paired x and y of each scan over their
+/// common divisor and divided two lanes at a time, with shuffles to match.
+@usableFromInline @inline(never)
+internal func _quotients(_ sums: SIMD16<Float>, less zero: Float, over totals: SIMD16<Float>)
+    -> (q: SIMD16<Float>, low: Float, high: Float, finite: Bool) {
+    var q = (sums - SIMD16(repeating: zero)) / totals
+    q[Classifier.blockScans &- 1] = q[0]
+    return (q, _minLane(q), _maxLane(q), _sum16(q).isFinite)
 }
 
 /// Lane k of ``_windowSums(_:_:)``, from `e`, the four values before the
@@ -228,21 +255,18 @@ extension ForcePipeline {
         var lowest = totals
         lowest[Classifier.blockScans &- 1] = totals[0]
         if _minLane(lowest) >= threshold {
-            var qx = (_windowSums(window.momentX, momentsX) - SIMD16(repeating: zx)) / totals
-            var qy = (_windowSums(window.momentY, momentsY) - SIMD16(repeating: zy)) / totals
-            qx[Classifier.blockScans &- 1] = qx[0]
-            qy[Classifier.blockScans &- 1] = qy[0]
-            if (_sum16(qx) + _sum16(qy)).isFinite {
+            let x = _quotients(_windowSums(window.momentX, momentsX), less: zx, over: totals)
+            let y = _quotients(_windowSums(window.momentY, momentsY), less: zy, over: totals)
+            if x.finite && y.finite {
                 // No lane is NaN or infinite: minima and maxima are those of the scalar pass.
+                var qx = x.q, qy = y.q
                 qx[Classifier.blockScans &- 1] = out._x[Classifier.blockScans &- 1]
                 qy[Classifier.blockScans &- 1] = out._y[Classifier.blockScans &- 1]
                 withUnsafeMutableBytes(of: &out._x) { $0.storeBytes(of: qx, as: SIMD16<Float>.self) }
                 withUnsafeMutableBytes(of: &out._y) { $0.storeBytes(of: qy, as: SIMD16<Float>.self) }
-                qx[Classifier.blockScans &- 1] = qx[0]
-                qy[Classifier.blockScans &- 1] = qy[0]
                 out._hasPosition = Classifier.blockBits >> 1
-                out._low = PlatePoint(x: _minLane(qx), y: _minLane(qy))
-                out._high = PlatePoint(x: _maxLane(qx), y: _maxLane(qy))
+                out._low = PlatePoint(x: x.low, y: y.low)
+                out._high = PlatePoint(x: x.high, y: y.high)
                 out._nan = false
                 return
             }
