@@ -185,32 +185,25 @@ public struct Classifier: Sendable {
         }
         // Latency accounting runs on the unfiltered readings, debounce on the filtered ones.
         #if hasFeature(Embedded) && (arch(arm) || arch(riscv32))
-        // The microcontrollers keep the one general form: the scan below the
-        // release level's own path costs 72 (armv7em) and 108 (riscv32) bytes of image.
-        // FSR creep: while peeking, pop needs the force above the level the
-        // press settled at by the allowance (capped at pop x (1 + allowance)),
-        // so creep of up to the allowance under a constant load never pops,
-        // while a deliberate push from a lighter hold still pops at `pop`.
-        var popLevel = _parameters.pop
-        if _state == .peeking && _parameters.creepAllowance > 0 {
-            let grow = 1 + _parameters.creepAllowance
-            popLevel = Float._max(_parameters.pop, Float._min(_parameters.pop * grow, _settled * grow))
-        }
-        _advance(crossing: (x >= _parameters.peek, x >= _parameters.pop, x < _parameters.release),
-                 runs: (y >= _parameters.peek, y >= popLevel, y < _parameters.release),
-                 scans: 1, sample: sample, timestampNs: timestampNs)
+        // The microcontrollers keep the one general form: the shortcut
+        // below costs 72 (armv7em) and 108 (riscv32) bytes of image there.
+        let belowRelease = false
         #else
-        if x < _parameters.release && y < _parameters.release {
+        let belowRelease = x < _parameters.release && y < _parameters.release
+        #endif
+        if belowRelease {
             // Both readings below the release level, so below peek, pop and
             // the pop level (validated: release <= peek < pop; the pop level
-            // is never below pop): the scan at rest, and a release's, decided
-            // by these two comparisons (`_advance` for one scan, less the locks).
+            // is never below pop): `_advance` for one scan, decided by these
+            // two comparisons.
             _peekCrossing.active = false
             _popCrossing.active = false
             _releaseCrossing.update(true, sample: sample, timestampNs: timestampNs)
             _peekRun = 0
             _popRun = 0
             _releaseRun &+= 1
+            _pressLock = _max(0, _pressLock &- 1)
+            _releaseLock = _max(0, _releaseLock &- 1)
         } else {
             // FSR creep: while peeking, pop needs the force above the level the
             // press settled at by the allowance (capped at pop x (1 + allowance)),
@@ -221,16 +214,10 @@ public struct Classifier: Sendable {
                 let grow = 1 + _parameters.creepAllowance
                 popLevel = Float._max(_parameters.pop, Float._min(_parameters.pop * grow, _settled * grow))
             }
-            _peekCrossing.update(x >= _parameters.peek, sample: sample, timestampNs: timestampNs)
-            _popCrossing.update(x >= _parameters.pop, sample: sample, timestampNs: timestampNs)
-            _releaseCrossing.update(x < _parameters.release, sample: sample, timestampNs: timestampNs)
-            _peekRun = y >= _parameters.peek ? _peekRun &+ 1 : 0
-            _popRun = y >= popLevel ? _popRun &+ 1 : 0
-            _releaseRun = y < _parameters.release ? _releaseRun &+ 1 : 0
+            _advance(crossing: (x >= _parameters.peek, x >= _parameters.pop, x < _parameters.release),
+                     runs: (y >= _parameters.peek, y >= popLevel, y < _parameters.release),
+                     scans: 1, sample: sample, timestampNs: timestampNs)
         }
-        _pressLock = _max(0, _pressLock &- 1)
-        _releaseLock = _max(0, _releaseLock &- 1)
-        #endif
 
         let pressedBefore = _state != .idle
         // Idle with no scan past the peek level decides nothing (a peek needs
