@@ -497,7 +497,11 @@ public struct Classifier: Sendable {
         // No vector unit: inline, as small as it comes.
         let spread = _sum16(SIMD16<Float>._abs(residual)) * Classifier.inverseBlockScans
         #else
-        let spread = Classifier._spread(residual)
+        // `_spread` returns the sum's last four lanes: its final halving here,
+        // where LLVM cannot push it back through the lane abs (see `_spread`).
+        let spreadQuarter = Classifier._spread(residual)
+        let spreadHalf = spreadQuarter.lowHalf + spreadQuarter.highHalf
+        let spread = (spreadHalf[0] + spreadHalf[1]) * Classifier.inverseBlockScans
         #endif
         // Freshly seeded (start, or the first idle block after a press): the
         // rise rate is not known yet, so the baseline may fall, and rise only
@@ -567,14 +571,22 @@ public struct Classifier: Sendable {
         return (kept, count)
     }
 
-    /// The mean absolute value of a block's residuals. Out of line: inlined
-    /// into the baseline tracker, LLVM sank it into the branch that uses it
-    /// and computed it lane by lane with a branch per lane.
+    /// The sum of a block's absolute residuals as far as its last four
+    /// lanes (`_sum16`'s first two halvings, the same additions in the same
+    /// order); the caller adds those as `_sum16` does and scales by
+    /// ``inverseBlockScans``: the mean absolute residual, the same bits.
+    /// Out of line: inlined into the baseline tracker, LLVM sank it into the
+    /// branch that uses it and computed it lane by lane with a branch per
+    /// lane. The last halving is the caller's: here LLVM's vectoriser took
+    /// its two lanes as its width and did the whole abs and sum two lanes at
+    /// a time, each four-lane step twice (43 instructions a call, now 20).
     /// Not on the 32-bit microcontrollers, which have no vector unit.
     #if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
     @usableFromInline @inline(never)
-    internal static func _spread(_ residual: SIMD16<Float>) -> Float {
-        _sum16(SIMD16<Float>._abs(residual)) * Classifier.inverseBlockScans
+    internal static func _spread(_ residual: SIMD16<Float>) -> SIMD4<Float> {
+        let v = SIMD16<Float>._abs(residual)
+        let h8 = v.lowHalf + v.highHalf
+        return h8.lowHalf + h8.highHalf
     }
     #endif
 
