@@ -693,8 +693,13 @@ public struct Classifier: Sendable {
         guard _blockFill == 0 && _history >= 2 && !_suspended && _parameters.spikeRejection && _parameters.baselineEnabled else {
             return false
         }
-        let top = _maxLane(SIMD16<Float>._max(a, c))
-        let bottom = _minLane(SIMD16<Float>._min(a, c))
+        // `_maxLane`/`_minLane` of the lane max and min, their last halving
+        // here (see `_windowExtremes`): the same comparisons in the same order.
+        let extremes = Classifier._windowExtremes(a, c)
+        let highs = _laneMax(extremes.lowHalf.lowHalf, extremes.lowHalf.highHalf)
+        let lows = _laneMin(extremes.highHalf.lowHalf, extremes.highHalf.highHalf)
+        let top = Float._max(highs[0], highs[1])
+        let bottom = Float._min(lows[0], lows[1])
         // No spike can be counted where the whole window spans no more than
         // the spike size (a quiet panel). A wider window (a held press with
         // tremor, hum) counts its spikes lane by lane, out of line, so that
@@ -788,6 +793,19 @@ extension Classifier {
         _checkInvariants()
         #endif
         return true
+    }
+
+    /// The window's lane max and min (`older` and `forces`: `previous` lies
+    /// inside them) halved twice as `_maxLane` and `_minLane` halve them: the
+    /// highest four in the low half, the lowest four in the high half. Out of
+    /// line, the last halving the caller's: inlined, LLVM's vectoriser took
+    /// that step's two lanes as its width and did both reductions two lanes
+    /// at a time from the window up, each four-lane step twice.
+    @usableFromInline @inline(never)
+    internal static func _windowExtremes(_ a: SIMD16<Float>, _ c: SIMD16<Float>) -> SIMD8<Float> {
+        let x = SIMD16<Float>._max(a, c), n = SIMD16<Float>._min(a, c)
+        let x8 = _laneMax(x.lowHalf, x.highHalf), n8 = _laneMin(n.lowHalf, n.highHalf)
+        return SIMD8<Float>(lowHalf: _laneMax(x8.lowHalf, x8.highHalf), highHalf: _laneMin(n8.lowHalf, n8.highHalf))
     }
 
     /// The spike filter of a block where a scan is longer than a spike
