@@ -636,6 +636,7 @@ public struct Classifier: Sendable {
             if _blockFill == 0 && count - i >= n && (i >= 2 || Classifier.blockPathEnabled) {
                 // A block may raise up to two events a scan: it waits for a drained ring.
                 if !events.isEmpty { break }
+                #if hasFeature(Embedded) && (arch(arm) || arch(riscv32))
                 let a, b, c: SIMD16<Float>
                 if i >= 2 {
                     let raw = UnsafeRawPointer(forces + (i - 2))
@@ -660,8 +661,34 @@ public struct Classifier: Sendable {
                          raw.loadUnaligned(fromByteOffset: 8, as: SIMD16<Float>.self))
                     }
                 }
-                if stepBlock(older: a, previous: b, forces: c, firstSample: firstSample &+ Int64(i),
-                             firstTimestampNs: timestamps[i]) {
+                let took = stepBlock(older: a, previous: b, forces: c, firstSample: firstSample &+ Int64(i),
+                                     firstTimestampNs: timestamps[i])
+                #else
+                // The window passed by its address: the block step reads it
+                // where it needs it, and no copy of it goes through the stack.
+                let took: Bool
+                if i >= 2 {
+                    took = _stepBlock(window: UnsafeRawPointer(forces + (i - 2)), firstSample: firstSample &+ Int64(i),
+                                      firstTimestampNs: timestamps[i])
+                } else {
+                    // The first scans of a call (after every drain): the two
+                    // readings before come from the classifier, which holds
+                    // the last two stepped, so the block need not wait for
+                    // two scans of this call (a block lost per event before).
+                    var window = SIMD32<Float>()
+                    window[0] = _older
+                    window[1] = _previous
+                    withUnsafeMutableBytes(of: &window) { bytes in
+                        bytes.storeBytes(of: UnsafeRawPointer(forces + i).loadUnaligned(as: SIMD16<Float>.self),
+                                         toByteOffset: 8, as: SIMD16<Float>.self)
+                    }
+                    let first = firstSample &+ Int64(i), stamp = timestamps[i]
+                    took = withUnsafeBytes(of: &window) { raw in
+                        _stepBlock(window: raw.baseAddress!, firstSample: first, firstTimestampNs: stamp)
+                    }
+                }
+                #endif
+                if took {
                     i &+= n
                     continue
                 }
@@ -689,13 +716,32 @@ public struct Classifier: Sendable {
         // The block path is off here (Classifier.blockPathEnabled): none of it is built.
         return false
         #else
+        return _stepBlockEntry(older: { a }, previous: { b }, forces: { c }, extremes: { Classifier._windowExtremes(a, c) },
+                               firstSample: firstSample, firstTimestampNs: firstTimestampNs)
+        #endif
+    }
+}
+
+// The block path only: not built where it is off (Classifier.blockPathEnabled).
+#if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
+extension Classifier {
+
+    /// ``stepBlock(older:previous:forces:firstSample:firstTimestampNs:)``'s
+    /// body, written once for it and for `_stepBlock(window:firstSample:firstTimestampNs:)`:
+    /// the window's readings and extremes as closures, inlined where they
+    /// are used, so that the window version loads its readings after the
+    /// extremes' call (loaded before it, they were spilled across it).
+    @inlinable @_transparent
+    internal mutating func _stepBlockEntry(older a: () -> SIMD16<Float>, previous b: () -> SIMD16<Float>,
+                                           forces c: () -> SIMD16<Float>, extremes window: () -> SIMD8<Float>,
+                                           firstSample: Int64, firstTimestampNs: Int64) -> Bool {
         guard Classifier.blockPathEnabled else { return false }
         guard _blockFill == 0 && _history >= 2 && !_suspended && _parameters.spikeRejection && _parameters.baselineEnabled else {
             return false
         }
         // `_maxLane`/`_minLane` of the lane max and min, their last halving
         // here (see `_windowExtremes`): the same comparisons in the same order.
-        let extremes = Classifier._windowExtremes(a, c)
+        let extremes = window()
         let highs = _laneMax(extremes.lowHalf.lowHalf, extremes.lowHalf.highHalf)
         let lows = _laneMin(extremes.highHalf.lowHalf, extremes.highHalf.highHalf)
         let top = Float._max(highs[0], highs[1])
@@ -705,18 +751,12 @@ public struct Classifier: Sendable {
         // tremor, hum) counts its spikes lane by lane, out of line, so that
         // the quiet block's code stays as it was.
         guard top - bottom <= _parameters.peek * Classifier.spikeFraction else {
-            return _stepWideBlock(older: a, previous: b, forces: c, top: top, bottom: bottom,
+            return _stepWideBlock(older: a(), previous: b(), forces: c(), top: top, bottom: bottom,
                                   firstSample: firstSample, firstTimestampNs: firstTimestampNs)
         }
-        return _stepBlock(older: a, previous: b, forces: c, top: top, bottom: bottom, countingSpikes: false,
+        return _stepBlock(older: a(), previous: b(), forces: c(), top: top, bottom: bottom, countingSpikes: false,
                           firstSample: firstSample, firstTimestampNs: firstTimestampNs)
-        #endif
     }
-}
-
-// The block path only: not built where it is off (Classifier.blockPathEnabled).
-#if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
-extension Classifier {
 
     /// ``stepBlock(older:previous:forces:firstSample:firstTimestampNs:)``
     /// past its first guards, with the window's highest and lowest reading;
@@ -795,6 +835,20 @@ extension Classifier {
         return true
     }
 
+    /// ``stepBlock(older:previous:forces:firstSample:firstTimestampNs:)``
+    /// on a window of `blockScans + 2` readings at `window` (`older` from
+    /// the first, `previous` from the second, `forces` from the third), as
+    /// the batch step has them: loaded here, so that the caller neither
+    /// loads them nor stores `forces` to the stack for the call.
+    @usableFromInline @inline(never)
+    internal mutating func _stepBlock(window: UnsafeRawPointer, firstSample: Int64, firstTimestampNs: Int64) -> Bool {
+        _stepBlockEntry(older: { window.loadUnaligned(as: SIMD16<Float>.self) },
+                        previous: { window.loadUnaligned(fromByteOffset: MemoryLayout<Float>.stride, as: SIMD16<Float>.self) },
+                        forces: { window.loadUnaligned(fromByteOffset: 2 &* MemoryLayout<Float>.stride, as: SIMD16<Float>.self) },
+                        extremes: { Classifier._windowExtremes(window: window) },
+                        firstSample: firstSample, firstTimestampNs: firstTimestampNs)
+    }
+
     /// The window's lane max and min (`older` and `forces`: `previous` lies
     /// inside them) halved twice as `_maxLane` and `_minLane` halve them: the
     /// highest four in the low half, the lowest four in the high half. Out of
@@ -803,6 +857,16 @@ extension Classifier {
     /// at a time from the window up, each four-lane step twice.
     @usableFromInline @inline(never)
     internal static func _windowExtremes(_ a: SIMD16<Float>, _ c: SIMD16<Float>) -> SIMD8<Float> {
+        _windowExtremesBody(a, c)
+    }
+    /// `_windowExtremes` of the window at `window` (see `_stepBlock(window:firstSample:firstTimestampNs:)`).
+    @usableFromInline @inline(never)
+    internal static func _windowExtremes(window: UnsafeRawPointer) -> SIMD8<Float> {
+        _windowExtremesBody(window.loadUnaligned(as: SIMD16<Float>.self),
+                            window.loadUnaligned(fromByteOffset: 2 &* MemoryLayout<Float>.stride, as: SIMD16<Float>.self))
+    }
+    @inlinable @inline(__always)
+    internal static func _windowExtremesBody(_ a: SIMD16<Float>, _ c: SIMD16<Float>) -> SIMD8<Float> {
         let x = SIMD16<Float>._max(a, c), n = SIMD16<Float>._min(a, c)
         let x8 = _laneMax(x.lowHalf, x.highHalf), n8 = _laneMin(n.lowHalf, n.highHalf)
         return SIMD8<Float>(lowHalf: _laneMax(x8.lowHalf, x8.highHalf), highHalf: _laneMin(n8.lowHalf, n8.highHalf))
