@@ -754,7 +754,7 @@ extension Classifier {
             return _stepWideBlock(older: a(), previous: b(), forces: c(), top: top, bottom: bottom,
                                   firstSample: firstSample, firstTimestampNs: firstTimestampNs)
         }
-        return _stepBlock(older: a(), previous: b(), forces: c(), top: top, bottom: bottom, countingSpikes: false,
+        return _stepBlock(older: a, previous: b, forces: c, top: top, bottom: bottom, countingSpikes: false,
                           firstSample: firstSample, firstTimestampNs: firstTimestampNs)
     }
 
@@ -763,7 +763,7 @@ extension Classifier {
     /// with `countingSpikes` (a constant at each call) the spikes are counted
     /// lane by lane, as `step` counts them.
     @inlinable @_transparent
-    internal mutating func _stepBlock(older a: SIMD16<Float>, previous b: SIMD16<Float>, forces c: SIMD16<Float>,
+    internal mutating func _stepBlock(older a: () -> SIMD16<Float>, previous b: () -> SIMD16<Float>, forces c: () -> SIMD16<Float>,
                                       top: Float, bottom: Float, countingSpikes: Bool,
                                       firstSample: Int64, firstTimestampNs: Int64) -> Bool {
         let high = top - _baseline, low = bottom - _baseline
@@ -787,7 +787,7 @@ extension Classifier {
                 // Readings on both sides of the touch band (a light touch, a
                 // tail of a release): the last scan at rest and the rise's
                 // shape scan by scan, on the filtered readings.
-                _followRest(older: a, previous: b, forces: c, firstSample: firstSample)
+                _followRest(older: a(), previous: b(), forces: c(), firstSample: firstSample)
             }
         case .peeking:
             guard belowPop && aboveRelease else { return false }
@@ -797,7 +797,7 @@ extension Classifier {
                 if high > _holdRef + _parameters.holdRise {
                     // A new high may restart the hold's settle clock: followed
                     // scan by scan, and per scan where the hold would fire.
-                    guard _followHold(older: a, previous: b, forces: c, firstSample: firstSample) else { return false }
+                    guard _followHold(older: a(), previous: b(), forces: c(), firstSample: firstSample) else { return false }
                 } else if lastSample &- _peekSample >= _parameters.holdScans
                     && lastSample &- _holdRefSample >= _parameters.holdSettleScans {
                     // The hold may fire: per scan.
@@ -812,15 +812,15 @@ extension Classifier {
         // registers are not saved around it on every quiet block.
         // The median's operations written out (`_median`'s, in its order):
         // the generic one was left out of line in this function.
-        let filtered = _parameters.spikeIsolated ? _isolatedFilter(a, b, c)
-            : _laneMax(_laneMin(a, b), _laneMin(_laneMax(a, b), c))
+        let filtered = _parameters.spikeIsolated ? _isolatedFilter(a(), b(), c())
+            : _laneMax(_laneMin(a(), b()), _laneMin(_laneMax(a(), b()), c()))
         if countingSpikes {
-            _spikesRejected &+= Classifier._spikesCounted(a, b, c, filtered: filtered,
+            _spikesRejected &+= Classifier._spikesCounted(a(), b(), c(), filtered: filtered,
                                                           size: _parameters.peek * Classifier.spikeFraction)
         }
         let n = Int32(Classifier.blockScans)
-        _older = c[14]
-        _previous = c[15]
+        _older = c()[14]
+        _previous = c()[15]
         _lastForce = filtered[15] - _baseline
         if _restSample == lastSample { _restForce = _lastForce }
         _advance(crossing: (abovePeek, abovePop, belowRelease), runs: (abovePeek, abovePop, belowRelease),
@@ -887,7 +887,7 @@ extension Classifier {
     @usableFromInline @inline(never)
     internal mutating func _stepWideBlock(older a: SIMD16<Float>, previous b: SIMD16<Float>, forces c: SIMD16<Float>,
                                           top: Float, bottom: Float, firstSample: Int64, firstTimestampNs: Int64) -> Bool {
-        _stepBlock(older: a, previous: b, forces: c, top: top, bottom: bottom, countingSpikes: true,
+        _stepBlock(older: { a }, previous: { b }, forces: { c }, top: top, bottom: bottom, countingSpikes: true,
                    firstSample: firstSample, firstTimestampNs: firstTimestampNs)
     }
 
