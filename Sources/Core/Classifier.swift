@@ -807,6 +807,11 @@ extension Classifier {
         case .popped:
             guard aboveRelease else { return false }
         }
+        // Settled readings as `step` finds them: the block is idle throughout
+        // or busy throughout. Found before the window is read (nothing below
+        // changes the state or the quiet run), so that no vector lives across
+        // `_settledBitsPartly`'s call.
+        let settled = _settledBits(busy: _state == .idle ? 0 : Classifier.blockBits, peeks: 0)
         // The median where a scan is no longer than a spike (the common
         // rates); the isolated rule (9-10 scans/s) out of line, so that its
         // registers are not saved around it on every quiet block.
@@ -825,8 +830,6 @@ extension Classifier {
         if _restSample == lastSample { _restForce = _lastForce }
         _advance(crossing: (abovePeek, abovePop, belowRelease), runs: (abovePeek, abovePop, belowRelease),
                  scans: n, sample: firstSample, timestampNs: firstTimestampNs)
-        // Settled readings as `step` finds them: the block is idle throughout or busy throughout.
-        let settled = _settledBits(busy: _state == .idle ? 0 : Classifier.blockBits, peeks: 0)
         _trackBaseline(block: filtered, settled: settled)
         _fastBlocks &+= 1
         #if DEBUG
