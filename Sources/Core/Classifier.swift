@@ -491,12 +491,17 @@ public struct Classifier: Sendable {
         // The noise: the mean absolute residual about the block's straight-line
         // trend, which a slow ramp or drift inside the block does not inflate.
         let ramp = Classifier.blockRamp
+        #if hasFeature(Embedded) && (arch(arm) || arch(riscv32))
         let trend = _sum16((v - mean) * ramp) * Classifier.inverseRampSquares
         let residual = v - (mean + trend * ramp)
-        #if hasFeature(Embedded) && (arch(arm) || arch(riscv32))
         // No vector unit: inline, as small as it comes.
         let spread = _sum16(SIMD16<Float>._abs(residual)) * Classifier.inverseBlockScans
         #else
+        // The same trend: `_trendQuarter`'s lanes halved as `_sum16` halves them.
+        let trendQuarter = Classifier._trendQuarter(v, mean)
+        let trendHalf = trendQuarter.lowHalf + trendQuarter.highHalf
+        let trend = (trendHalf[0] + trendHalf[1]) * Classifier.inverseRampSquares
+        let residual = v - (mean + trend * ramp)
         // `_spread` returns the sum's last four lanes: its final halving here,
         // where LLVM cannot push it back through the lane abs (see `_spread`).
         let spreadQuarter = Classifier._spread(residual)
@@ -582,6 +587,16 @@ public struct Classifier: Sendable {
     /// a time, each four-lane step twice (43 instructions a call, now 20).
     /// Not on the 32-bit microcontrollers, which have no vector unit.
     #if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
+    /// The trend's sum, `(v - mean) * blockRamp` summed as far as its last
+    /// four lanes (as `_spread`, and for the same reason: inlined, LLVM did
+    /// the products two lanes at a time for the sake of the last halving).
+    @usableFromInline @inline(never)
+    internal static func _trendQuarter(_ v: SIMD16<Float>, _ mean: Float) -> SIMD4<Float> {
+        let moments = (v - mean) * Classifier.blockRamp
+        let h8 = moments.lowHalf + moments.highHalf
+        return h8.lowHalf + h8.highHalf
+    }
+
     @usableFromInline @inline(never)
     internal static func _spread(_ residual: SIMD16<Float>) -> SIMD4<Float> {
         let v = SIMD16<Float>._abs(residual)
