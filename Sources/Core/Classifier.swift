@@ -491,13 +491,22 @@ public struct Classifier: Sendable {
         // The noise: the mean absolute residual about the block's straight-line
         // trend, which a slow ramp or drift inside the block does not inflate.
         let ramp = Classifier.blockRamp
+        #if hasFeature(Embedded) && (arch(arm) || arch(riscv32))
         let trend = _sum16((v - mean) * ramp) * Classifier.inverseRampSquares
         let residual = v - (mean + trend * ramp)
-        #if hasFeature(Embedded) && (arch(arm) || arch(riscv32))
         // No vector unit: inline, as small as it comes.
         let spread = _sum16(SIMD16<Float>._abs(residual)) * Classifier.inverseBlockScans
         #else
-        let spread = Classifier._spread(residual)
+        // The same trend: `_trendQuarter`'s lanes halved as `_sum16` halves them.
+        let trendQuarter = Classifier._trendQuarter(v, mean)
+        let trendHalf = trendQuarter.lowHalf + trendQuarter.highHalf
+        let trend = (trendHalf[0] + trendHalf[1]) * Classifier.inverseRampSquares
+        let residual = v - (mean + trend * ramp)
+        // `_spread` returns the sum's last four lanes: its final halving here,
+        // where LLVM cannot push it back through the lane abs (see `_spread`).
+        let spreadQuarter = Classifier._spread(residual)
+        let spreadHalf = spreadQuarter.lowHalf + spreadQuarter.highHalf
+        let spread = (spreadHalf[0] + spreadHalf[1]) * Classifier.inverseBlockScans
         #endif
         // Freshly seeded (start, or the first idle block after a press): the
         // rise rate is not known yet, so the baseline may fall, and rise only
@@ -567,14 +576,32 @@ public struct Classifier: Sendable {
         return (kept, count)
     }
 
-    /// The mean absolute value of a block's residuals. Out of line: inlined
-    /// into the baseline tracker, LLVM sank it into the branch that uses it
-    /// and computed it lane by lane with a branch per lane.
+    /// The sum of a block's absolute residuals as far as its last four
+    /// lanes (`_sum16`'s first two halvings, the same additions in the same
+    /// order); the caller adds those as `_sum16` does and scales by
+    /// ``inverseBlockScans``: the mean absolute residual, the same bits.
+    /// Out of line: inlined into the baseline tracker, LLVM sank it into the
+    /// branch that uses it and computed it lane by lane with a branch per
+    /// lane. The last halving is the caller's: here LLVM's vectoriser took
+    /// its two lanes as its width and did the whole abs and sum two lanes at
+    /// a time, each four-lane step twice (43 instructions a call, now 20).
     /// Not on the 32-bit microcontrollers, which have no vector unit.
     #if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
+    /// The trend's sum, `(v - mean) * blockRamp` summed as far as its last
+    /// four lanes (as `_spread`, and for the same reason: inlined, LLVM did
+    /// the products two lanes at a time for the sake of the last halving).
     @usableFromInline @inline(never)
-    internal static func _spread(_ residual: SIMD16<Float>) -> Float {
-        _sum16(SIMD16<Float>._abs(residual)) * Classifier.inverseBlockScans
+    internal static func _trendQuarter(_ v: SIMD16<Float>, _ mean: Float) -> SIMD4<Float> {
+        let moments = (v - mean) * Classifier.blockRamp
+        let h8 = moments.lowHalf + moments.highHalf
+        return h8.lowHalf + h8.highHalf
+    }
+
+    @usableFromInline @inline(never)
+    internal static func _spread(_ residual: SIMD16<Float>) -> SIMD4<Float> {
+        let v = SIMD16<Float>._abs(residual)
+        let h8 = v.lowHalf + v.highHalf
+        return h8.lowHalf + h8.highHalf
     }
     #endif
 
@@ -624,6 +651,7 @@ public struct Classifier: Sendable {
             if _blockFill == 0 && count - i >= n && (i >= 2 || Classifier.blockPathEnabled) {
                 // A block may raise up to two events a scan: it waits for a drained ring.
                 if !events.isEmpty { break }
+                #if hasFeature(Embedded) && (arch(arm) || arch(riscv32))
                 let a, b, c: SIMD16<Float>
                 if i >= 2 {
                     let raw = UnsafeRawPointer(forces + (i - 2))
@@ -648,8 +676,34 @@ public struct Classifier: Sendable {
                          raw.loadUnaligned(fromByteOffset: 8, as: SIMD16<Float>.self))
                     }
                 }
-                if stepBlock(older: a, previous: b, forces: c, firstSample: firstSample &+ Int64(i),
-                             firstTimestampNs: timestamps[i]) {
+                let took = stepBlock(older: a, previous: b, forces: c, firstSample: firstSample &+ Int64(i),
+                                     firstTimestampNs: timestamps[i])
+                #else
+                // The window passed by its address: the block step reads it
+                // where it needs it, and no copy of it goes through the stack.
+                let took: Bool
+                if i >= 2 {
+                    took = _stepBlock(window: UnsafeRawPointer(forces + (i - 2)), firstSample: firstSample &+ Int64(i),
+                                      firstTimestampNs: timestamps[i])
+                } else {
+                    // The first scans of a call (after every drain): the two
+                    // readings before come from the classifier, which holds
+                    // the last two stepped, so the block need not wait for
+                    // two scans of this call (a block lost per event before).
+                    var window = SIMD32<Float>()
+                    window[0] = _older
+                    window[1] = _previous
+                    withUnsafeMutableBytes(of: &window) { bytes in
+                        bytes.storeBytes(of: UnsafeRawPointer(forces + i).loadUnaligned(as: SIMD16<Float>.self),
+                                         toByteOffset: 8, as: SIMD16<Float>.self)
+                    }
+                    let first = firstSample &+ Int64(i), stamp = timestamps[i]
+                    took = withUnsafeBytes(of: &window) { raw in
+                        _stepBlock(window: raw.baseAddress!, firstSample: first, firstTimestampNs: stamp)
+                    }
+                }
+                #endif
+                if took {
                     i &+= n
                     continue
                 }
@@ -677,22 +731,8 @@ public struct Classifier: Sendable {
         // The block path is off here (Classifier.blockPathEnabled): none of it is built.
         return false
         #else
-        guard Classifier.blockPathEnabled else { return false }
-        guard _blockFill == 0 && _history >= 2 && !_suspended && _parameters.spikeRejection && _parameters.baselineEnabled else {
-            return false
-        }
-        let top = _maxLane(SIMD16<Float>._max(a, c))
-        let bottom = _minLane(SIMD16<Float>._min(a, c))
-        // No spike can be counted where the whole window spans no more than
-        // the spike size (a quiet panel). A wider window (a held press with
-        // tremor, hum) counts its spikes lane by lane, out of line, so that
-        // the quiet block's code stays as it was.
-        guard top - bottom <= _parameters.peek * Classifier.spikeFraction else {
-            return _stepWideBlock(older: a, previous: b, forces: c, top: top, bottom: bottom,
-                                  firstSample: firstSample, firstTimestampNs: firstTimestampNs)
-        }
-        return _stepBlock(older: a, previous: b, forces: c, top: top, bottom: bottom, countingSpikes: false,
-                          firstSample: firstSample, firstTimestampNs: firstTimestampNs)
+        return _stepBlockEntry(older: { a }, previous: { b }, forces: { c }, extremes: { Classifier._windowExtremes(a, c) },
+                               firstSample: firstSample, firstTimestampNs: firstTimestampNs)
         #endif
     }
 }
@@ -701,12 +741,44 @@ public struct Classifier: Sendable {
 #if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
 extension Classifier {
 
+    /// ``stepBlock(older:previous:forces:firstSample:firstTimestampNs:)``'s
+    /// body, written once for it and for `_stepBlock(window:firstSample:firstTimestampNs:)`:
+    /// the window's readings and extremes as closures, inlined where they
+    /// are used, so that the window version loads its readings after the
+    /// extremes' call (loaded before it, they were spilled across it).
+    @inlinable @_transparent
+    internal mutating func _stepBlockEntry(older a: () -> SIMD16<Float>, previous b: () -> SIMD16<Float>,
+                                           forces c: () -> SIMD16<Float>, extremes window: () -> SIMD8<Float>,
+                                           firstSample: Int64, firstTimestampNs: Int64) -> Bool {
+        guard Classifier.blockPathEnabled else { return false }
+        guard _blockFill == 0 && _history >= 2 && !_suspended && _parameters.spikeRejection && _parameters.baselineEnabled else {
+            return false
+        }
+        // `_maxLane`/`_minLane` of the lane max and min, their last halving
+        // here (see `_windowExtremes`): the same comparisons in the same order.
+        let extremes = window()
+        let highs = _laneMax(extremes.lowHalf.lowHalf, extremes.lowHalf.highHalf)
+        let lows = _laneMin(extremes.highHalf.lowHalf, extremes.highHalf.highHalf)
+        let top = Float._max(highs[0], highs[1])
+        let bottom = Float._min(lows[0], lows[1])
+        // No spike can be counted where the whole window spans no more than
+        // the spike size (a quiet panel). A wider window (a held press with
+        // tremor, hum) counts its spikes lane by lane, out of line, so that
+        // the quiet block's code stays as it was.
+        guard top - bottom <= _parameters.peek * Classifier.spikeFraction else {
+            return _stepWideBlock(older: a(), previous: b(), forces: c(), top: top, bottom: bottom,
+                                  firstSample: firstSample, firstTimestampNs: firstTimestampNs)
+        }
+        return _stepBlock(older: a, previous: b, forces: c, top: top, bottom: bottom, countingSpikes: false,
+                          firstSample: firstSample, firstTimestampNs: firstTimestampNs)
+    }
+
     /// ``stepBlock(older:previous:forces:firstSample:firstTimestampNs:)``
     /// past its first guards, with the window's highest and lowest reading;
     /// with `countingSpikes` (a constant at each call) the spikes are counted
     /// lane by lane, as `step` counts them.
     @inlinable @_transparent
-    internal mutating func _stepBlock(older a: SIMD16<Float>, previous b: SIMD16<Float>, forces c: SIMD16<Float>,
+    internal mutating func _stepBlock(older a: () -> SIMD16<Float>, previous b: () -> SIMD16<Float>, forces c: () -> SIMD16<Float>,
                                       top: Float, bottom: Float, countingSpikes: Bool,
                                       firstSample: Int64, firstTimestampNs: Int64) -> Bool {
         let high = top - _baseline, low = bottom - _baseline
@@ -730,7 +802,7 @@ extension Classifier {
                 // Readings on both sides of the touch band (a light touch, a
                 // tail of a release): the last scan at rest and the rise's
                 // shape scan by scan, on the filtered readings.
-                _followRest(older: a, previous: b, forces: c, firstSample: firstSample)
+                _followRest(older: a(), previous: b(), forces: c(), firstSample: firstSample)
             }
         case .peeking:
             guard belowPop && aboveRelease else { return false }
@@ -740,7 +812,7 @@ extension Classifier {
                 if high > _holdRef + _parameters.holdRise {
                     // A new high may restart the hold's settle clock: followed
                     // scan by scan, and per scan where the hold would fire.
-                    guard _followHold(older: a, previous: b, forces: c, firstSample: firstSample) else { return false }
+                    guard _followHold(older: a(), previous: b(), forces: c(), firstSample: firstSample) else { return false }
                 } else if lastSample &- _peekSample >= _parameters.holdScans
                     && lastSample &- _holdRefSample >= _parameters.holdSettleScans {
                     // The hold may fire: per scan.
@@ -750,32 +822,72 @@ extension Classifier {
         case .popped:
             guard aboveRelease else { return false }
         }
+        // Settled readings as `step` finds them: the block is idle throughout
+        // or busy throughout. Found before the window is read (nothing below
+        // changes the state or the quiet run), so that no vector lives across
+        // `_settledBitsPartly`'s call.
+        let settled = _settledBits(busy: _state == .idle ? 0 : Classifier.blockBits, peeks: 0)
         // The median where a scan is no longer than a spike (the common
         // rates); the isolated rule (9-10 scans/s) out of line, so that its
         // registers are not saved around it on every quiet block.
         // The median's operations written out (`_median`'s, in its order):
         // the generic one was left out of line in this function.
-        let filtered = _parameters.spikeIsolated ? _isolatedFilter(a, b, c)
-            : _laneMax(_laneMin(a, b), _laneMin(_laneMax(a, b), c))
+        let filtered = _parameters.spikeIsolated ? _isolatedFilter(a(), b(), c())
+            : _laneMax(_laneMin(a(), b()), _laneMin(_laneMax(a(), b()), c()))
         if countingSpikes {
-            _spikesRejected &+= Classifier._spikesCounted(a, b, c, filtered: filtered,
+            _spikesRejected &+= Classifier._spikesCounted(a(), b(), c(), filtered: filtered,
                                                           size: _parameters.peek * Classifier.spikeFraction)
         }
         let n = Int32(Classifier.blockScans)
-        _older = c[14]
-        _previous = c[15]
+        _older = c()[14]
+        _previous = c()[15]
         _lastForce = filtered[15] - _baseline
         if _restSample == lastSample { _restForce = _lastForce }
         _advance(crossing: (abovePeek, abovePop, belowRelease), runs: (abovePeek, abovePop, belowRelease),
                  scans: n, sample: firstSample, timestampNs: firstTimestampNs)
-        // Settled readings as `step` finds them: the block is idle throughout or busy throughout.
-        let settled = _settledBits(busy: _state == .idle ? 0 : Classifier.blockBits, peeks: 0)
         _trackBaseline(block: filtered, settled: settled)
         _fastBlocks &+= 1
         #if DEBUG
         _checkInvariants()
         #endif
         return true
+    }
+
+    /// ``stepBlock(older:previous:forces:firstSample:firstTimestampNs:)``
+    /// on a window of `blockScans + 2` readings at `window` (`older` from
+    /// the first, `previous` from the second, `forces` from the third), as
+    /// the batch step has them: loaded here, so that the caller neither
+    /// loads them nor stores `forces` to the stack for the call.
+    @usableFromInline @inline(never)
+    internal mutating func _stepBlock(window: UnsafeRawPointer, firstSample: Int64, firstTimestampNs: Int64) -> Bool {
+        _stepBlockEntry(older: { window.loadUnaligned(as: SIMD16<Float>.self) },
+                        previous: { window.loadUnaligned(fromByteOffset: MemoryLayout<Float>.stride, as: SIMD16<Float>.self) },
+                        forces: { window.loadUnaligned(fromByteOffset: 2 &* MemoryLayout<Float>.stride, as: SIMD16<Float>.self) },
+                        extremes: { Classifier._windowExtremes(window: window) },
+                        firstSample: firstSample, firstTimestampNs: firstTimestampNs)
+    }
+
+    /// The window's lane max and min (`older` and `forces`: `previous` lies
+    /// inside them) halved twice as `_maxLane` and `_minLane` halve them: the
+    /// highest four in the low half, the lowest four in the high half. Out of
+    /// line, the last halving the caller's: inlined, LLVM's vectoriser took
+    /// that step's two lanes as its width and did both reductions two lanes
+    /// at a time from the window up, each four-lane step twice.
+    @usableFromInline @inline(never)
+    internal static func _windowExtremes(_ a: SIMD16<Float>, _ c: SIMD16<Float>) -> SIMD8<Float> {
+        _windowExtremesBody(a, c)
+    }
+    /// `_windowExtremes` of the window at `window` (see `_stepBlock(window:firstSample:firstTimestampNs:)`).
+    @usableFromInline @inline(never)
+    internal static func _windowExtremes(window: UnsafeRawPointer) -> SIMD8<Float> {
+        _windowExtremesBody(window.loadUnaligned(as: SIMD16<Float>.self),
+                            window.loadUnaligned(fromByteOffset: 2 &* MemoryLayout<Float>.stride, as: SIMD16<Float>.self))
+    }
+    @inlinable @inline(__always)
+    internal static func _windowExtremesBody(_ a: SIMD16<Float>, _ c: SIMD16<Float>) -> SIMD8<Float> {
+        let x = SIMD16<Float>._max(a, c), n = SIMD16<Float>._min(a, c)
+        let x8 = _laneMax(x.lowHalf, x.highHalf), n8 = _laneMin(n.lowHalf, n.highHalf)
+        return SIMD8<Float>(lowHalf: _laneMax(x8.lowHalf, x8.highHalf), highHalf: _laneMin(n8.lowHalf, n8.highHalf))
     }
 
     /// The spike filter of a block where a scan is longer than a spike
@@ -793,7 +905,7 @@ extension Classifier {
     @usableFromInline @inline(never)
     internal mutating func _stepWideBlock(older a: SIMD16<Float>, previous b: SIMD16<Float>, forces c: SIMD16<Float>,
                                           top: Float, bottom: Float, firstSample: Int64, firstTimestampNs: Int64) -> Bool {
-        _stepBlock(older: a, previous: b, forces: c, top: top, bottom: bottom, countingSpikes: true,
+        _stepBlock(older: { a }, previous: { b }, forces: { c }, top: top, bottom: bottom, countingSpikes: true,
                    firstSample: firstSample, firstTimestampNs: firstTimestampNs)
     }
 
