@@ -927,9 +927,12 @@ extension Classifier {
             withUnsafeBytes(of: &lanes) { raw in
                 let lanes = raw.baseAddress!
                 while j < Classifier.blockScans {
-                    j &+= _stepRun(from: j, lanes: lanes, changes: changes, spikes: spikes, stamps: stamps, firstSample: firstSample)
-                    if j == Classifier.blockScans { break }
-                    // The scan that may decide something.
+                    let k = _stepRun(from: j, lanes: lanes, changes: changes, spikes: spikes, stamps: stamps, firstSample: firstSample)
+                    if k > 0 {
+                        j &+= k
+                        continue
+                    }
+                    // A scan that may decide something.
                     step(force: lanes.load(fromByteOffset: 64 &+ j &* 4, as: Float.self),
                          sample: firstSample &+ Int64(truncatingIfNeeded: j), timestampNs: stamps[j], into: &events)
                     j &+= 1
@@ -1008,17 +1011,28 @@ extension Classifier {
         if k <= 0 { return 0 }
         let firstRun = firstSample &+ Int64(truncatingIfNeeded: j)
         if _state == .peeking && p.holdScans > 0 && !_holdDone {
-            let run = ((1 &<< UInt32(truncatingIfNeeded: k)) &- 1) &<< UInt32(truncatingIfNeeded: j)
-            // (A mask, not a lane reduction: LLVM splits `y` in halves for one.)
-            let y = lanes.loadUnaligned(fromByteOffset: 2 &* 64, as: SIMD16<Float>.self)
-            if Classifier._prefixBits(y .> SIMD16<Float>(repeating: _holdRef + p.holdRise)) & run != 0 {
-                k = _followHoldRun(y, from: j, count: k, firstSample: firstSample)
-            } else {
-                // The reference stays: the hold fires at the first scan both clocks allow.
-                let due = Swift.max(_peekSample &+ p.holdScans, _holdRefSample &+ p.holdSettleScans) &- firstRun
-                if due < Int64(k) { k = Int(truncatingIfNeeded: due) }
+            // The hold's reference scan by scan, as `_decide` moves it; the run
+            // ends before a scan where the hold would fire.
+            var reference = _holdRef, referenceSample = _holdRefSample
+            var taken = 0
+            while taken < k {
+                let at = j &+ taken
+                let sample = firstSample &+ Int64(truncatingIfNeeded: at)
+                var r = reference, rs = referenceSample
+                let y = lane(2, at)
+                if y > r + p.holdRise {
+                    r = y
+                    rs = sample
+                }
+                if sample &- _peekSample >= p.holdScans && sample &- rs >= p.holdSettleScans { break }
+                reference = r
+                referenceSample = rs
+                taken &+= 1
             }
-            if k <= 0 { return 0 }
+            if taken == 0 { return 0 }
+            k = taken
+            _holdRef = reference
+            _holdRefSample = referenceSample
         }
         // Commit what `step` leaves after the run's k scans.
         let last = j &+ k &- 1
@@ -1068,30 +1082,6 @@ extension Classifier {
     internal static func _prefixBits(_ m: SIMDMask<SIMD16<Int32>>) -> UInt32 {
         let weights = unsafeBitCast(_laneWeightsFloat, to: SIMD16<Int32>.self)
         return UInt32(_sum16(unsafeBitCast(_laneMask(m) & weights, to: SIMD16<Float>.self)))
-    }
-
-    /// A peeking run whose readings may climb past the hold's reference:
-    /// the reference followed scan by scan from scan `j` as `_decide`
-    /// follows it, up to the scan where the hold would fire; returns the scans followed.
-    @usableFromInline @inline(never)
-    internal mutating func _followHoldRun(_ y: SIMD16<Float>, from j: Int, count: Int, firstSample: Int64) -> Int {
-        var reference = _holdRef, referenceSample = _holdRefSample
-        var k = j
-        while k < j &+ count {
-            let sample = firstSample &+ Int64(truncatingIfNeeded: k)
-            var r = reference, rs = referenceSample
-            if y[k] > r + _parameters.holdRise {
-                r = y[k]
-                rs = sample
-            }
-            if sample &- _peekSample >= _parameters.holdScans && sample &- rs >= _parameters.holdSettleScans { break }
-            reference = r
-            referenceSample = rs
-            k &+= 1
-        }
-        _holdRef = reference
-        _holdRefSample = referenceSample
-        return k &- j
     }
 
     /// The last scan at rest, its reading and the rise's shape over scans
