@@ -900,30 +900,40 @@ extension Classifier {
             let moved = SIMD16<Float>._abs(filtered - b) .> SIMD16<Float>(repeating: p.peek * Classifier.spikeFraction)
             let apart = SIMD16<Float>._abs(a - c) .< SIMD16<Float>._abs(b - a)
             let spikes = Classifier._prefixBits(moved .& apart)
-            let base = SIMD16<Float>(repeating: _baseline)
-            let x = c - base, y = filtered - base
-            // Each scan's conditions, as `step` computes them, one bit each (see `_stepRun`).
-            let bit = SIMD16<Int32>(repeating: 1)
-            let peek = SIMD16<Float>(repeating: p.peek), pop = SIMD16<Float>(repeating: p.pop)
-            let release = SIMD16<Float>(repeating: p.release)
-            var code = _laneMask(x .>= peek) & bit
-            code |= _laneMask(x .>= pop) & (bit &<< 1)
-            code |= _laneMask(x .< release) & (bit &<< 2)
-            code |= _laneMask(y .>= peek) & (bit &<< 3)
-            code |= _laneMask(y .>= pop) & (bit &<< 4)
-            code |= _laneMask(y .< release) & (bit &<< 5)
-            code |= _laneMask(_laneMin(x, y) .< SIMD16<Float>(repeating: -p.touchBand)) & (bit &<< 6)
-            code |= _laneMask(y .< SIMD16<Float>(repeating: p.touchBand)) & (bit &<< 7)
-            // Bit l where scan l's conditions differ from scan l-1's: a run ends before it.
-            var pair = SIMD32<Int32>()
-            pair.highHalf = code
-            let before = withUnsafeBytes(of: &pair) { $0.loadUnaligned(fromByteOffset: 15 &* 4, as: SIMD16<Int32>.self) }
-            let changes = Classifier._prefixBits(code .!= before)
             // The block's readings: `step` stores the same ones again at the scans it takes.
             withUnsafeMutableBytes(of: &_block) { $0.storeBytes(of: filtered, as: SIMD16<Float>.self) }
             // The lanes the runs read, in memory once (passed by value, the
-            // vectors were copied through the stack at every run).
-            var lanes = (b, c, y, unsafeBitCast(code, to: SIMD16<Float>.self))
+            // vectors were copied through the stack at every run): the readings
+            // one scan before, the readings, the filtered ones (less the
+            // baseline below) and each scan's conditions.
+            var lanes = (b, c, filtered, SIMD16<Float>())
+            let changes = withUnsafeMutableBytes(of: &lanes) { raw in
+                // Each scan's conditions, as `step` computes them, one bit each
+                // (see `_stepRun`), four scans at a time (in 16 lanes, LLVM
+                // spilled most of the temporaries: some 240 instructions a block).
+                let base = SIMD4<Float>(repeating: _baseline)
+                let peek = SIMD4<Float>(repeating: p.peek), pop = SIMD4<Float>(repeating: p.pop)
+                let release = SIMD4<Float>(repeating: p.release)
+                let under = SIMD4<Float>(repeating: -p.touchBand), band = SIMD4<Float>(repeating: p.touchBand)
+                @inline(__always) func bits(_ m: SIMDMask<SIMD4<Int32>>, _ weight: Int32) -> SIMD4<Int32> {
+                    unsafeBitCast(m, to: SIMD4<Int32>.self) & SIMD4<Int32>(repeating: weight)
+                }
+                var q = 0
+                while q < 4 {
+                    let x = raw.load(fromByteOffset: 64 &+ q &* 16, as: SIMD4<Float>.self) - base
+                    let y = raw.load(fromByteOffset: 128 &+ q &* 16, as: SIMD4<Float>.self) - base
+                    raw.storeBytes(of: y, toByteOffset: 128 &+ q &* 16, as: SIMD4<Float>.self)
+                    let code = bits(x .>= peek, 1) | bits(x .>= pop, 2) | bits(x .< release, 4)
+                        | bits(y .>= peek, 8) | bits(y .>= pop, 16) | bits(y .< release, 32)
+                        | bits(_laneMin(x, y) .< under, 64) | bits(y .< band, 128)
+                    raw.storeBytes(of: code, toByteOffset: 192 &+ q &* 16, as: SIMD4<Int32>.self)
+                    q &+= 1
+                }
+                // Bit l where scan l's conditions differ from scan l-1's: a run ends before it.
+                let code = raw.load(fromByteOffset: 192, as: SIMD16<Int32>.self)
+                let before = raw.loadUnaligned(fromByteOffset: 188, as: SIMD16<Int32>.self)
+                return Classifier._prefixBits(code .!= before)
+            }
             withUnsafeBytes(of: &lanes) { raw in
                 let lanes = raw.baseAddress!
                 while j < Classifier.blockScans {
@@ -987,7 +997,7 @@ extension Classifier {
     /// past peek, at or past pop, below release; 3-5: the filtered one's; 6:
     /// either below the touch band under zero; 7: the filtered one at rest);
     /// `spikes` the scans whose spike `step` counts.
-    @usableFromInline @inline(never)
+    @inlinable @inline(__always)
     internal mutating func _stepRun(from j: Int, lanes: UnsafeRawPointer, changes: UInt32, spikes: UInt32,
                                     stamps: UnsafePointer<Int64>, firstSample: Int64) -> Int {
         let p = _parameters
