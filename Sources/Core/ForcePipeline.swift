@@ -406,8 +406,10 @@ public struct ForcePipeline: Sendable {
             _zeroSums = zeroSums
             _replayWithPositions(scans, held: held, forces: c, stamps: stamps, first: first, baseline: baselineBefore, into: &events)
         } else {
-            for k in 0..<Classifier.blockScans {
-                _classifier.step(force: c[k], sample: first &+ Int64(k), timestampNs: stamps[k], into: &events)
+            // In closed form up to each scan that may decide something, that one stepped.
+            withUnsafeBytes(of: stamps) { raw in
+                _classifier._stepRefused(older: a, previous: b, forces: c, stamps: raw.baseAddress!.assumingMemoryBound(to: Int64.self),
+                                         firstSample: first, into: &events)
             }
         }
         #if DEBUG
