@@ -805,10 +805,12 @@ extension Classifier {
             let atRest = high < _parameters.touchBand
             if atRest {
                 _restSample = lastSample
-            } else if low < _parameters.touchBand {
+            } else if low < _parameters.touchBand || _riseShapeDue(firstSample: firstSample, lastSample: lastSample) {
                 // Readings on both sides of the touch band (a light touch, a
-                // tail of a release): the last scan at rest and the rise's
-                // shape scan by scan, on the filtered readings.
+                // tail of a release), or a touch above it whose rise's shape
+                // `step` reads in this block (one or two curve spans after
+                // the last scan at rest): the last scan at rest and the
+                // rise's shape scan by scan, on the filtered readings.
                 _followRest(older: a(), previous: b(), forces: c(), firstSample: firstSample)
             }
         case .peeking:
@@ -943,6 +945,17 @@ extension Classifier {
             }
             k &+= 1
         }
+    }
+
+    /// Whether `step` reads the rise's shape at a scan of the block from
+    /// `firstSample` to `lastSample` (one or two curve spans after the last
+    /// scan at rest), for a block wholly above the touch band: such a block
+    /// is followed scan by scan, as it is where it crosses the band.
+    @inlinable @inline(__always)
+    internal func _riseShapeDue(firstSample: Int64, lastSample: Int64) -> Bool {
+        let m = _parameters.vibrationCurveScans
+        let first = firstSample &- _restSample, last = lastSample &- _restSample
+        return (first <= m && m <= last) || (first <= 2 &* m && 2 &* m <= last)
     }
 
     /// A peeking block whose readings may climb past the hold's reference:

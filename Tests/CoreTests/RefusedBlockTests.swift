@@ -90,13 +90,6 @@ struct RefusedBlockTests {
                 if many.stepBlock(older: a, previous: b, forces: c, firstSample: Int64(i), firstTimestampNs: stamps[i]) {
                     i += n
                     stepOne(upTo: i)
-                    // The block step leaves the rise's shape alone in an idle
-                    // block wholly between the touch band and the peek level
-                    // (main's `_stepBlock`; harmless while a peek needs a rise
-                    // from rest within `vibrationRiseScans` < 16 to read it):
-                    // carried over, so that what is tested is the refused blocks' path.
-                    many._riseMid = one._riseMid
-                    many._riseConcave = one._riseConcave
                     #expect(snapshot(many) == snapshot(one), "after a block taken whole at scan \(i - n): the state differs")
                     continue
                 }
