@@ -344,6 +344,25 @@ public struct ForcePipeline: Sendable {
         // The block path is off here (Classifier.blockPathEnabled): none of it is built.
         return false
         #else
+        // Four side-by-side channels read four scans at a time, in a copy of
+        // their own: the other formats' copy stays as it was (in one body,
+        // kiosk's block cost 2.4 instructions a scan more, its registers spilled).
+        if _decode.quadOffset >= 0 { return _processQuadBlock(scans, into: &events) }
+        return _processBlock(scans, into: &events, quad: false)
+        #endif
+    }
+
+    // The block path only: not built where it is off (Classifier.blockPathEnabled).
+    #if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
+    /// ``_processBlock(_:into:)`` where ``_PanelDecoder/quadOffset`` is set.
+    @usableFromInline @inline(never)
+    internal mutating func _processQuadBlock(_ scans: UnsafeRawPointer, into events: inout EventRing) -> Bool {
+        _processBlock(scans, into: &events, quad: true)
+    }
+
+    /// ``_processBlock(_:into:)``'s body, `quad` a constant in each copy.
+    @inlinable @inline(__always)
+    internal mutating func _processBlock(_ scans: UnsafeRawPointer, into events: inout EventRing, quad: Bool) -> Bool {
         guard !_stuck && !_saturated && !_clipped && !_lost && !_classifier._suspended else { return false }
         let first = _nextSample
         // The per-scan path judges the first scan's `same` and gap without a scan before it.
@@ -365,7 +384,7 @@ public struct ForcePipeline: Sendable {
         // A scan on a rail raises `saturated`: the per-scan path handles it.
         guard _decode.readBlock(scans, stride: layout.scanSize, first: first, last: &last, counters: &counters,
                                 timing: _timing, positions: positions, totals: &forces, stamps: &stamps,
-                                changed: &changed, held: &held, zeroSums: &zeroSums,
+                                changed: &changed, held: &held, zeroSums: &zeroSums, quad: quad,
                                 momentsX: &unusedX, momentsY: &unusedY) else { return false }
         // Plain arrays filled scalar by scalar (a vector insert per scan stalls),
         // loaded as vectors once.
@@ -416,8 +435,8 @@ public struct ForcePipeline: Sendable {
         _checkInvariants()
         #endif
         return true
-        #endif
     }
+    #endif
 
     // The block path only: not built where it is off (Classifier.blockPathEnabled).
     #if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))

@@ -226,6 +226,14 @@ internal struct _PanelDecoder: Sendable {
     @usableFromInline internal let hasPositions: Bool
     @usableFromInline internal var cellX = InlineArray<8, Float>(repeating: 0)
     @usableFromInline internal var cellY = InlineArray<8, Float>(repeating: 0)
+    // The block path only: not built where it is off (Classifier.blockPathEnabled).
+    #if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
+    /// Where four line channels of one direct 32-bit format (`be:s24/32>>8`
+    /// or `le:s32`), all in 32-bit lanes (``_ChannelDecoder/lanes32``), lie
+    /// side by side in a scan: the offset of their 16 bytes, which the block
+    /// path reads with one load a scan (``_readQuad(_:stride:last:newtons:)``); -1 otherwise.
+    @usableFromInline internal var quadOffset = -1
+    #endif
 
     internal init(layout: ScanLayout, calibration: PanelCalibration, timestampSlot: Int?, positions: CellPositions?) {
         channels = calibration.count
@@ -247,6 +255,17 @@ internal struct _PanelDecoder: Sendable {
                 decoders[i].curveLast = first &+ Int32(calibration._curveCount[i]) &- 1
             }
         }
+        // A little-endian host only: the 16 bytes are read as four native words.
+        #if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32))) && _endian(little)
+        if channels == 4 && (decoders[0].load == .s24be8 || decoders[0].load == .s32le) {
+            var side = true
+            for i in 0..<4 {
+                side = side && decoders[i].lanes32 && decoders[i].load == decoders[0].load
+                    && decoders[i].offset == decoders[0].offset &+ 4 &* i
+            }
+            if side { quadOffset = decoders[0].offset }
+        }
+        #endif
         if let positions {
             for i in 0..<positions.count {
                 cellX[i] = positions[i].x
@@ -352,7 +371,10 @@ extension _PanelDecoder {
     /// With `positions` it also sums the moments of the window's tail into
     /// `held`, and with `allMoments` (the gesture layer's pressed block, a
     /// constant at each call site) every scan's moments into `momentsX` and
-    /// `momentsY`, lane k scan k's, in the scan step's channel order.
+    /// `momentsY`, lane k scan k's, in the scan step's channel order. With
+    /// `quad` (a constant at each call site, true only where ``quadOffset``
+    /// is set) the four side-by-side channels are read four scans at a time
+    /// (``_readBlockQuad(_:stride:last:positions:totals:changed:held:zeroSums:allMoments:momentsX:momentsY:closeAt:beforeFrom:beforeTo:afterFrom:)``).
     ///
     /// - Returns: false when a scan is on a rail (the per-scan path raises
     ///   `saturated`); the state, counters and sums are then half-advanced
@@ -364,7 +386,7 @@ extension _PanelDecoder {
                                      counters c: inout PipelineCounters, timing: _Timing, positions: Bool,
                                      totals: inout SIMD16<Float>, stamps: inout InlineArray<16, Int64>,
                                      changed: inout UInt32, held: inout _BlockPositions,
-                                     zeroSums: inout InlineArray<8, Float>, allMoments: Bool = false,
+                                     zeroSums: inout InlineArray<8, Float>, allMoments: Bool = false, quad: Bool = false,
                                      momentsX: inout SIMD16<Float>, momentsY: inout SIMD16<Float>) -> Bool {
         c.scans &+= Int64(Classifier.blockScans)
         if stamp.present {
@@ -407,17 +429,6 @@ extension _PanelDecoder {
             s.lastTimestamp = stamps[Classifier.blockScans &- 1]
         }
         let tail = Classifier.blockScans - CentreOfPressure.windowScans
-        var raws = _zeroed(InlineArray<16, Int64>.self)
-        var newtons = _zeroed(InlineArray<16, Float>.self)
-        var moved: UInt32 = 0
-        // The channels read in 32-bit lanes: the last raw value at 15, the
-        // column at 16...31, so lanes 15...30 are each scan's predecessor.
-        // Which lanes stayed the same and which are off the rails are
-        // gathered over the channels as masks (a compare and an `and` a
-        // quarter), made bits once.
-        var lanes = _zeroed(InlineArray<32, Int32>.self)
-        var sameLanes = SIMDMask<SIMD16<Int32>>(repeating: true)
-        var inside = SIMDMask<SIMD4<Int32>>(repeating: true)
         // The zero block's sampled scans and its closing scan in this block,
         // the same for every channel: bit k of `sampledBefore` (`sampledAfter`)
         // where scan k is sampled at or before (after) the close. A block
@@ -454,6 +465,23 @@ extension _PanelDecoder {
         let beforeFrom = sampledBefore.trailingZeroBitCount
         let beforeTo = 32 &- sampledBefore.leadingZeroBitCount
         let afterFrom = sampledAfter.trailingZeroBitCount
+        if quad {
+            return _readBlockQuad(scans, stride: stride, last: &s, positions: positions, totals: &totals,
+                                  changed: &changed, held: &held, zeroSums: &zeroSums, allMoments: allMoments,
+                                  momentsX: &momentsX, momentsY: &momentsY, closeAt: closeAt,
+                                  beforeFrom: beforeFrom, beforeTo: beforeTo, afterFrom: afterFrom)
+        }
+        var raws = _zeroed(InlineArray<16, Int64>.self)
+        var newtons = _zeroed(InlineArray<16, Float>.self)
+        var moved: UInt32 = 0
+        // The channels read in 32-bit lanes: the last raw value at 15, the
+        // column at 16...31, so lanes 15...30 are each scan's predecessor.
+        // Which lanes stayed the same and which are off the rails are
+        // gathered over the channels as masks (a compare and an `and` a
+        // quarter), made bits once.
+        var lanes = _zeroed(InlineArray<32, Int32>.self)
+        var sameLanes = SIMDMask<SIMD16<Int32>>(repeating: true)
+        var inside = SIMDMask<SIMD4<Int32>>(repeating: true)
         for i in 0..<channels {
             let column: SIMD16<Float>
             // Fields read in place: a copy of the decoder is ~15 instructions a channel.
@@ -528,6 +556,132 @@ extension _PanelDecoder {
         moved |= ~_laneBits(sameLanes) & ((1 &<< UInt32(Classifier.blockScans)) &- 1)
         changed = moved
         return true
+    }
+
+    /// ``readBlock(_:stride:first:last:counters:timing:positions:totals:stamps:changed:held:zeroSums:allMoments:momentsX:momentsY:)``'s
+    /// channels where ``quadOffset`` is set: their columns, changes, rails,
+    /// newtons and totals four scans at a time (``_readQuad(_:stride:last:newtons:)``),
+    /// then each channel's moments and zero sums as the general read takes
+    /// them (the zero block's sampled scans `beforeFrom..<beforeTo` before
+    /// its close at `closeAt`, and from `afterFrom` to the block's end after it).
+    @inlinable @inline(__always)
+    internal mutating func _readBlockQuad(_ scans: UnsafeRawPointer, stride: Int, last s: inout _LastScan, positions: Bool,
+                                          totals: inout SIMD16<Float>, changed: inout UInt32, held: inout _BlockPositions,
+                                          zeroSums: inout InlineArray<8, Float>, allMoments: Bool,
+                                          momentsX: inout SIMD16<Float>, momentsY: inout SIMD16<Float>,
+                                          closeAt: Int, beforeFrom: Int, beforeTo: Int, afterFrom: Int) -> Bool {
+        let tail = Classifier.blockScans - CentreOfPressure.windowScans
+        // Channel i's newtons at 20i + 4, behind three -0 (see the zero sums), the totals at 80.
+        var columns = unsafeBitCast((SIMD64<Float>(repeating: -0.0), SIMD32<Float>(repeating: -0.0)), to: InlineArray<96, Float>.self)
+        return withUnsafeMutableBytes(of: &columns) { raw -> Bool in
+            let n0 = raw.baseAddress!.assumingMemoryBound(to: Float.self)
+            raw.storeBytes(of: totals, toByteOffset: 320, as: SIMD16<Float>.self)
+            guard let same = _readQuad(scans, stride: stride, last: &s, newtons: n0) else { return false }
+            totals = raw.loadUnaligned(fromByteOffset: 320, as: SIMD16<Float>.self)
+            changed = ~same & ((1 &<< UInt32(Classifier.blockScans)) &- 1)
+            for i in 0..<4 {
+                let n = n0 + (20 &* i &+ 4)
+                let x = cellX[i], y = cellY[i]
+                if allMoments {
+                    let column = UnsafeRawPointer(n).loadUnaligned(as: SIMD16<Float>.self)
+                    momentsX += column * x
+                    momentsY += column * y
+                }
+                if positions {
+                    for k in tail..<Classifier.blockScans {
+                        held.momentsX[k &- tail] += n[k] * x
+                        held.momentsY[k &- tail] += n[k] * y
+                    }
+                    var sum = zeroSums[i]
+                    var k = beforeFrom
+                    if CentreOfPressure.zeroBlockScans == Classifier.blockScans {
+                        // A close in every block, its sampled scans the ones
+                        // ending at it: those before the block read -0, and
+                        // x + -0 is x, bit for bit (-0 and NaN too).
+                        let run = n + (closeAt &- (CentreOfPressure.zeroSampleScans &- 1))
+                        for t in 0..<CentreOfPressure.zeroSampleScans { sum += run[t] }
+                    } else {
+                        while k < beforeTo { sum += n[k]; k &+= 1 }
+                    }
+                    if closeAt >= 0 {
+                        held.closedSums[i] = sum
+                        sum = 0
+                        k = afterFrom
+                        while k < Classifier.blockScans { sum += n[k]; k &+= 1 }
+                    }
+                    zeroSums[i] = sum
+                }
+            }
+            return true
+        }
+    }
+
+    /// The block read of the four side-by-side channels at ``quadOffset``:
+    /// one 16-byte load a scan decoded on four lanes, four scans transposed
+    /// into a quarter of each channel's column, whose changes, rails and
+    /// newtons are taken there and then on four lanes (each lane's
+    /// arithmetic the scan step's), added to the totals at `newtons + 80`
+    /// in the channels' order. `be:s24/32>>8` without a byte swap: of the
+    /// native word `b0 | b1 << 8 | b2 << 16 | b3 << 24`, the value is b0
+    /// sign-extended from bit 16 up, b1 at bits 8-15 and b2 at bits 0-7.
+    ///
+    /// - Returns: nil where a scan is on a rail; otherwise bit k set where
+    ///   scan k's raw words are all those of the scan before. Channel i's
+    ///   newtons are at `newtons + 20i + 4`.
+    @inlinable @inline(__always)
+    internal func _readQuad(_ scans: UnsafeRawPointer, stride: Int, last s: inout _LastScan,
+                            newtons: UnsafeMutablePointer<Float>) -> UInt32? {
+        let at = scans + quadOffset
+        let s24 = decoders[0].load == .s24be8
+        var previous = (SIMD4<Int32>(repeating: Int32(truncatingIfNeeded: s.lastRaw[0])),
+                        SIMD4<Int32>(repeating: Int32(truncatingIfNeeded: s.lastRaw[1])),
+                        SIMD4<Int32>(repeating: Int32(truncatingIfNeeded: s.lastRaw[2])),
+                        SIMD4<Int32>(repeating: Int32(truncatingIfNeeded: s.lastRaw[3])))
+        var inside = SIMDMask<SIMD4<Int32>>(repeating: true)
+        var same: UInt32 = 0
+        var j = 0
+        while j < Classifier.blockScans {
+            var r = (at + j &* stride).loadUnaligned(as: SIMD4<Int32>.self)
+            var r1 = (at + (j &+ 1) &* stride).loadUnaligned(as: SIMD4<Int32>.self)
+            var r2 = (at + (j &+ 2) &* stride).loadUnaligned(as: SIMD4<Int32>.self)
+            var r3 = (at + (j &+ 3) &* stride).loadUnaligned(as: SIMD4<Int32>.self)
+            if s24 {
+                let low = SIMD4<Int32>(repeating: 0xff00), byte = SIMD4<Int32>(repeating: 0xff)
+                r = ((r &<< 24) &>> 8) | (r & low) | ((r &>> 16) & byte)
+                r1 = ((r1 &<< 24) &>> 8) | (r1 & low) | ((r1 &>> 16) & byte)
+                r2 = ((r2 &<< 24) &>> 8) | (r2 & low) | ((r2 &>> 16) & byte)
+                r3 = ((r3 &<< 24) &>> 8) | (r3 & low) | ((r3 &>> 16) & byte)
+            }
+            let totals = UnsafeMutableRawPointer(newtons + (80 &+ j))
+            var total = totals.loadUnaligned(as: SIMD4<Float>.self)
+            var sameQuarter = SIMDMask<SIMD4<Int32>>(repeating: true)
+            // Channel i's quarter: scan j + k in lane k, the scan before each in `before`.
+            @inline(__always) func channel(_ i: Int, _ now: SIMD4<Int32>, _ last: Int32) {
+                let before = SIMD4(last, now[0], now[1], now[2])
+                sameQuarter .&= now .== before
+                inside .&= now &- SIMD4(repeating: decoders[i].railBase) .< SIMD4(repeating: decoders[i].railSpan)
+                let n = SIMD4<Float>(now &- SIMD4(repeating: decoders[i].zero32)) * decoders[i].scale
+                total += n
+                UnsafeMutableRawPointer(newtons + (20 &* i &+ 4 &+ j)).storeBytes(of: n, as: SIMD4<Float>.self)
+            }
+            let c0 = SIMD4(r[0], r1[0], r2[0], r3[0]), c1 = SIMD4(r[1], r1[1], r2[1], r3[1])
+            let c2 = SIMD4(r[2], r1[2], r2[2], r3[2]), c3 = SIMD4(r[3], r1[3], r2[3], r3[3])
+            channel(0, c0, previous.0[3])
+            channel(1, c1, previous.1[3])
+            channel(2, c2, previous.2[3])
+            channel(3, c3, previous.3[3])
+            previous = (c0, c1, c2, c3)
+            totals.storeBytes(of: total, as: SIMD4<Float>.self)
+            let kept = unsafeBitCast(sameQuarter, to: SIMD4<Int32>.self) & SIMD4(1, 2, 4, 8)
+            let h2 = kept.lowHalf | kept.highHalf
+            same |= UInt32(truncatingIfNeeded: h2[0] | h2[1]) &<< UInt32(j)
+            j &+= 4
+        }
+        s.lastRaw[0] = Int64(previous.0[3])
+        s.lastRaw[1] = Int64(previous.1[3])
+        s.lastRaw[2] = Int64(previous.2[3])
+        s.lastRaw[3] = Int64(previous.3[3])
+        return all(inside) ? same : nil
     }
 }
 

@@ -46,4 +46,113 @@ struct BlockColumnTests {
             #expect(decoder.lanes32 == lanes, "\(text), zero \(zero)")
         }
     }
+
+    /// A pipeline of four force channels of `format` at slots 0...3 (32-bit
+    /// words side by side) and an `le:s64` timestamp, lines of distinct
+    /// zeros and scales, cells at the plate's corners.
+    static func quadPipeline(_ format: String, order: [Int] = [0, 1, 2, 3]) throws -> ForcePipeline {
+        let force = try ChannelFormat(parsing: format.utf8)
+        let layout = try ScanLayout((0..<4).map { (index: $0, format: force) }
+            + [(index: 4, format: try ChannelFormat(parsing: "le:s64/64>>0".utf8))])
+        // le:s32 is in 32-bit lanes only with its zero at 0 (raw - zero must fit 32 bits).
+        let zeros: [Int64] = force.realBits == 32 ? [0, 0, 0, 0] : [1_000, -2_000, 0, 77]
+        let lines: [(Int64, Float)] = (0..<4).map { (zeros[$0], [0.001, -0.0007, 0.0013, 0.0009][$0]) }
+        let calibration = try PanelCalibration((0..<4).map { i in
+            (slot: order[i], calibration: ChannelCalibration.linear(zeroRaw: lines[i].0, newtonsPerCount: lines[i].1)) }, layout: layout)
+        let corners = try CellPositions([PlatePoint(x: 0, y: 0), PlatePoint(x: 1, y: 0), PlatePoint(x: 0.25, y: 1), PlatePoint(x: 1, y: 0.75)])
+        return ForcePipeline(layout: layout, calibration: calibration,
+                             parameters: try ClassifierParameters(ClassifierSettings(sensitivity: .medium), sampleRateHz: 500),
+                             timestampSlot: 4, positions: corners)
+    }
+
+    @Test("Four side-by-side channels are read four scans at a time only for be:s24/32>>8 and le:s32 lines in channel order")
+    func quadOnlyWhereSideBySide() throws {
+        #expect(try Self.quadPipeline("be:s24/32>>8")._decode.quadOffset == 0)
+        #expect(try Self.quadPipeline("le:s32/32>>0")._decode.quadOffset == 0)
+        #expect(try Self.quadPipeline("le:u24/32>>0")._decode.quadOffset == -1, "two shifts, not a direct load")
+        #expect(try Self.quadPipeline("le:s16/16>>0")._decode.quadOffset == -1, "not 16 bytes")
+        #expect(try Self.quadPipeline("be:s24/32>>8", order: [1, 0, 2, 3])._decode.quadOffset == -1, "not in channel order")
+    }
+
+    @Test("The four-at-a-time read gives the column read's forces, changes, rails, last words, moments and zero sums, bit for bit")
+    func quadMatchesColumns() throws {
+        var rng = SplitMix(seed: 41)
+        for format in ["be:s24/32>>8", "le:s32/32>>0"] {
+            let pipeline = try Self.quadPipeline(format)
+            try #require(pipeline._decode.quadOffset == 0, "\(format)")
+            let size = pipeline.layout.scanSize
+            // A word on each rail of the format, as its bytes in a scan.
+            let rails: [[UInt8]] = format.hasPrefix("be")
+                ? [[0x7f, 0xff, 0xff, 0x12], [0x80, 0x00, 0x00, 0x34]] : [[0xff, 0xff, 0xff, 0x7f], [0x00, 0x00, 0x00, 0x80]]
+            var refused = 0, taken = 0, repeated = 0
+            for round in 0..<600 {
+                var bytes = [UInt8](repeating: 0, count: 16 * size)
+                for k in 0..<bytes.count { bytes[k] = UInt8(truncatingIfNeeded: rng.next()) }
+                if round % 3 == 0 {
+                    // Small values around the zeros, so the forces are moderate and scans repeat.
+                    for k in 0..<16 { for c in 0..<4 {
+                        let v = Int32(truncatingIfNeeded: rng.next() % 5) - 2
+                        let word = format.hasPrefix("be") ? UInt32(bitPattern: v << 8).bigEndian | UInt32(rng.next() & 0xff) << 24
+                                                          : UInt32(bitPattern: v).littleEndian
+                        withUnsafeBytes(of: word) { for b in 0..<4 { bytes[k * size + 4 * c + b] = $0[b] } }
+                    } }
+                }
+                if round % 5 == 1 {
+                    // Scans the same as the one before (every channel, or all but one).
+                    for k in 1..<16 where rng.next() % 2 == 0 {
+                        let channels = rng.next() % 3 == 0 ? Int(rng.next() % 4) : 4
+                        for b in 0..<(4 * channels) { bytes[k * size + b] = bytes[(k - 1) * size + b] }
+                        repeated += 1
+                    }
+                }
+                if round % 7 == 2 {
+                    let k = Int(rng.next() % 16), c = Int(rng.next() % 4)
+                    let rail = rails[Int(rng.next() % 2)]
+                    for b in 0..<4 { bytes[k * size + 4 * c + b] = rail[b] }
+                }
+                var last = _LastScan()
+                for c in 0..<4 { last.lastRaw[c] = Int64(truncatingIfNeeded: rng.next() % 7) - 3 }
+                last.lastTimestamp = 1_000
+                let first = Int64(1 + rng.next() % 100)
+                var results: [(ok: Bool, last: _LastScan, totals: SIMD16<Float>, changed: UInt32, held: _BlockPositions,
+                               zeroSums: InlineArray<8, Float>, momentsX: SIMD16<Float>, momentsY: SIMD16<Float>)] = []
+                for quad in [false, true] {
+                    var decode = pipeline._decode
+                    var s = last
+                    var counters = PipelineCounters()
+                    var totals = SIMD16<Float>(), momentsX = SIMD16<Float>(), momentsY = SIMD16<Float>()
+                    var stamps = InlineArray<16, Int64>(repeating: 0)
+                    var changed: UInt32 = 0
+                    var held = _BlockPositions()
+                    var zeroSums = InlineArray<8, Float>(repeating: 0)
+                    for c in 0..<4 { zeroSums[c] = Float(c) * 0.25 - 0.3 }
+                    let ok = bytes.withUnsafeBytes { raw in
+                        quad ? decode.readBlock(raw.baseAddress!, stride: size, first: first, last: &s, counters: &counters,
+                                                timing: pipeline._timing, positions: true, totals: &totals, stamps: &stamps,
+                                                changed: &changed, held: &held, zeroSums: &zeroSums, allMoments: true, quad: true,
+                                                momentsX: &momentsX, momentsY: &momentsY)
+                             : decode.readBlock(raw.baseAddress!, stride: size, first: first, last: &s, counters: &counters,
+                                                timing: pipeline._timing, positions: true, totals: &totals, stamps: &stamps,
+                                                changed: &changed, held: &held, zeroSums: &zeroSums, allMoments: true, quad: false,
+                                                momentsX: &momentsX, momentsY: &momentsY)
+                    }
+                    results.append((ok, s, totals, changed, held, zeroSums, momentsX, momentsY))
+                }
+                let (a, b) = (results[0], results[1])
+                #expect(a.ok == b.ok, "\(format), round \(round)")
+                if a.ok { taken += 1 } else { refused += 1; continue }
+                let bits = { (v: SIMD16<Float>) in (0..<16).map { v[$0].bitPattern } }
+                #expect(bits(a.totals) == bits(b.totals), "\(format), round \(round)")
+                #expect(bits(a.momentsX) == bits(b.momentsX) && bits(a.momentsY) == bits(b.momentsY), "\(format), round \(round)")
+                #expect(a.changed == b.changed, "\(format), round \(round)")
+                #expect((0..<4).allSatisfy { a.last.lastRaw[$0] == b.last.lastRaw[$0] }, "\(format), round \(round)")
+                #expect((0..<4).allSatisfy { a.zeroSums[$0].bitPattern == b.zeroSums[$0].bitPattern
+                    && a.held.closedSums[$0].bitPattern == b.held.closedSums[$0].bitPattern
+                    && a.held.momentsX[$0].bitPattern == b.held.momentsX[$0].bitPattern
+                    && a.held.momentsY[$0].bitPattern == b.held.momentsY[$0].bitPattern }, "\(format), round \(round)")
+                #expect(a.held.closedAt == b.held.closedAt)
+            }
+            #expect(refused >= 50 && taken >= 400 && repeated > 500, "\(format): \(refused) refused, \(taken) taken, \(repeated) repeated")
+        }
+    }
 }
