@@ -93,8 +93,9 @@ public struct Classifier: Sendable {
     @usableFromInline internal var _restForce: Float = 0
     @usableFromInline internal var _riseMid: Float = 0
     @usableFromInline internal var _riseConcave = false
-    /// Scans in a row the reading has stayed at its crest (within a hundredth
-    /// of the peek level) during that wait: three (four readings) mean pinned to a rail or a stop.
+    /// Scans in a row whose raw reading stayed within a hundredth of the peek
+    /// level of the one before during that wait: two (three readings) mean
+    /// pinned to a rail or a stop.
     @usableFromInline internal var _flatRun: Int32 = 0
     /// Idle scans in a row up to the end of the last full block (timed per
     /// scan; the baseline learns only from readings `settleScans` into such a
@@ -368,14 +369,26 @@ public struct Classifier: Sendable {
             // have turned over (`vibrationCurveWaitScans` after rest), dropped
             // like the rest if it falls a quarter below its crest. A slam that
             // reaches its plateau within the span pays that wait, unless it is
-            // pinned there: four readings in a row at its crest (within a
-            // hundredth of the peek level: a rail, a stop) are no oscillation.
-            // A swing passes its crest within a scan or two, but the median of
-            // three shows the two readings beside a crest (nearly equal on a
-            // sine) up to three times in a row.
+            // pinned there: three raw readings in a row, each within a
+            // hundredth of the peek level of the one before (a rail, a stop),
+            // are no oscillation. Near its crest a swing of amplitude A sampled
+            // N times a period moves A (2 pi / N)^2 between the second and the
+            // third reading about the crest (taken where the crest falls
+            // midway between two readings, the flattest case): a swing past
+            // the peek level (A at least that) of 20 Hz or more moves at least
+            // 2 % of the peek level there at up to 860 scans/s (N <= 43), 1 %
+            // at 1250; the wait runs only where the curve span holds two
+            // scans (some 440 scans/s and more). The raw readings, not the
+            // median of three: the median shows the two readings beside a
+            // crest (nearly equal on a sine) up to three times in a row, so it
+            // needed four of its readings, a scan later than the raw three
+            // (a slam pinned on a cell's rail at 500 scans/s peeked 12 ms after
+            // its crossing, 2 ms past the budget).
             if _peekRun > 0 {
-                _flatRun = _peekRun > 1 && Float._abs(y - _crest) <= _parameters.peek * Classifier.vibrationFlatFraction ? _flatRun &+ 1 : 0
-                if _flatRun >= 3 { _riseConcave = false }
+                // _previous is this scan's raw reading, _older the one before.
+                _flatRun = Float._abs(_previous - _older) <= _parameters.peek * Classifier.vibrationFlatFraction
+                    ? (_peekRun > 1 ? _flatRun &+ 1 : 1) : 0
+                if _flatRun >= 2 { _riseConcave = false }
                 _crest = _peekRun == 1 ? y : Float._max(_crest, y)
                 let first = sample &- Int64(_peekRun) &+ 1
                 let m = _parameters.vibrationCurveScans
