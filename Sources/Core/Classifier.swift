@@ -43,6 +43,11 @@ public struct Classifier: Sendable {
     /// The tracked baseline in newtons (the unloaded panel's reading).
     public var baseline: Float { _baseline }
     @usableFromInline internal var _baseline: Float = 0
+    /// The level a press's net force must fall below to release: the release
+    /// level above where the tracker last measured the unloaded panel, which
+    /// may be above the slowly rising baseline (see `_trackBaseline`); never
+    /// above the peek level.
+    @usableFromInline internal var _releaseLevel: Float
     /// Whether a sensor fault has suspended classification.
     public var suspended: Bool { _suspended }
     @usableFromInline internal var _suspended: Bool = false
@@ -88,8 +93,9 @@ public struct Classifier: Sendable {
     @usableFromInline internal var _restForce: Float = 0
     @usableFromInline internal var _riseMid: Float = 0
     @usableFromInline internal var _riseConcave = false
-    /// Scans in a row the reading has stayed at its crest (within a hundredth
-    /// of the peek level) during that wait: three (four readings) mean pinned to a rail or a stop.
+    /// Scans in a row whose raw reading stayed within a hundredth of the peek
+    /// level of the one before during that wait: two (three readings) mean
+    /// pinned to a rail or a stop.
     @usableFromInline internal var _flatRun: Int32 = 0
     /// Idle scans in a row up to the end of the last full block (timed per
     /// scan; the baseline learns only from readings `settleScans` into such a
@@ -121,10 +127,13 @@ public struct Classifier: Sendable {
     public init(parameters: ClassifierParameters) {
         self._parameters = parameters
         self._warmup = _parameters.warmupScans
+        self._releaseLevel = parameters.release
     }
 
     /// Replaces the parameters (a profile reload); state and baseline are kept.
     public mutating func reconfigure(_ parameters: ClassifierParameters) {
+        // The unloaded panel measured above the baseline is kept with it.
+        self._releaseLevel = Float._min(parameters.release + (_releaseLevel - _parameters.release), parameters.peek)
         self._parameters = parameters
     }
 
@@ -189,7 +198,7 @@ public struct Classifier: Sendable {
         // below costs 72 (armv7em) and 108 (riscv32) bytes of image there.
         let belowRelease = false
         #else
-        let belowRelease = x < _parameters.release && y < _parameters.release
+        let belowRelease = x < _releaseLevel && y < _releaseLevel
         #endif
         if belowRelease {
             // Both readings below the release level, so below peek, pop and
@@ -214,8 +223,8 @@ public struct Classifier: Sendable {
                 let grow = 1 + _parameters.creepAllowance
                 popLevel = Float._max(_parameters.pop, Float._min(_parameters.pop * grow, _settled * grow))
             }
-            _advance(crossing: (x >= _parameters.peek, x >= _parameters.pop, x < _parameters.release),
-                     runs: (y >= _parameters.peek, y >= popLevel, y < _parameters.release),
+            _advance(crossing: (x >= _parameters.peek, x >= _parameters.pop, x < _releaseLevel),
+                     runs: (y >= _parameters.peek, y >= popLevel, y < _releaseLevel),
                      scans: 1, sample: sample, timestampNs: timestampNs)
         }
 
@@ -360,14 +369,26 @@ public struct Classifier: Sendable {
             // have turned over (`vibrationCurveWaitScans` after rest), dropped
             // like the rest if it falls a quarter below its crest. A slam that
             // reaches its plateau within the span pays that wait, unless it is
-            // pinned there: four readings in a row at its crest (within a
-            // hundredth of the peek level: a rail, a stop) are no oscillation.
-            // A swing passes its crest within a scan or two, but the median of
-            // three shows the two readings beside a crest (nearly equal on a
-            // sine) up to three times in a row.
+            // pinned there: three raw readings in a row, each within a
+            // hundredth of the peek level of the one before (a rail, a stop),
+            // are no oscillation. Near its crest a swing of amplitude A sampled
+            // N times a period moves A (2 pi / N)^2 between the second and the
+            // third reading about the crest (taken where the crest falls
+            // midway between two readings, the flattest case): a swing past
+            // the peek level (A at least that) of 20 Hz or more moves at least
+            // 2 % of the peek level there at up to 860 scans/s (N <= 43), 1 %
+            // at 1250; the wait runs only where the curve span holds two
+            // scans (some 440 scans/s and more). The raw readings, not the
+            // median of three: the median shows the two readings beside a
+            // crest (nearly equal on a sine) up to three times in a row, so it
+            // needed four of its readings, a scan later than the raw three
+            // (a slam pinned on a cell's rail at 500 scans/s peeked 12 ms after
+            // its crossing, 2 ms past the budget).
             if _peekRun > 0 {
-                _flatRun = _peekRun > 1 && Float._abs(y - _crest) <= _parameters.peek * Classifier.vibrationFlatFraction ? _flatRun &+ 1 : 0
-                if _flatRun >= 3 { _riseConcave = false }
+                // _previous is this scan's raw reading, _older the one before.
+                _flatRun = Float._abs(_previous - _older) <= _parameters.peek * Classifier.vibrationFlatFraction
+                    ? (_peekRun > 1 ? _flatRun &+ 1 : 1) : 0
+                if _flatRun >= 2 { _riseConcave = false }
                 _crest = _peekRun == 1 ? y : Float._max(_crest, y)
                 let first = sample &- Int64(_peekRun) &+ 1
                 let m = _parameters.vibrationCurveScans
@@ -448,7 +469,7 @@ public struct Classifier: Sendable {
     @inline(__always)
     internal func _releaseEvident(_ y: Float, sample: Int64) -> Bool {
         !_parameters.spikeIsolated || _releaseRun > 1 || sample &- _peekSample < _parameters.holdScans
-            || y < _parameters.release - _parameters.peek * Classifier.releaseMarginOfPeek
+            || y < _releaseLevel - _parameters.peek * Classifier.releaseMarginOfPeek
     }
 
     @inlinable
@@ -539,6 +560,20 @@ public struct Classifier: Sendable {
         let touch = Float._min(_parameters.touchBand,
                                Float._max(_parameters.touchBand * Classifier.touchFloorFraction, Classifier.touchNoiseWidths * _noise))
         if whole && d < touch { _noise += _parameters.blockFall * (Float._min(spread, _parameters.touchBand) - _noise) }
+        // The baseline rises slowly so that a slow touch never becomes the
+        // zero; but a block it rises toward was judged unloaded (settled,
+        // idle, within the noise or at a drift's rate), and it measures where
+        // the unloaded panel reads now. A release is the force falling below
+        // half the peek level above that panel, so the release level stands
+        // on that measurement, not on the lagging baseline: between presses
+        // at 10 scans/s (a block is 1.6 s, and a busy stretch leaves few to
+        // learn from) a thermal ramp outran the baseline by 0.1-0.15 N, and
+        // the valleys of a tap burst read above the release level. It holds
+        // through the presses that follow (the baseline is frozen then, and
+        // so is the measurement), never learns from a press or a burst's
+        // valleys (only settled readings reach here), and is at most the
+        // touch band: a touch, or a block below the baseline, measures nothing.
+        var unloaded: Float = 0
         if _warmup > 0 {
             _warmup &-= n
             if Float._abs(d) < _parameters.touchBand { _baseline += _parameters.blockFall * d }
@@ -551,7 +586,15 @@ public struct Classifier: Sendable {
             // its rate, so also in the first block after a press), or rising
             // no faster than drift does (which needs the rate): follow it slowly.
             _baseline += _parameters.blockRise * d
+            // Counted only beyond the panel's noise width: the mean of four
+            // or more readings strays from the panel's level by less (1.6 of
+            // its standard errors for four, 3 for sixteen), so a quiet panel's
+            // noise never moves the level, while a ramp's lag does.
+            unloaded = Float._max(0, _smoothed - _baseline - _noise)
         }
+        // Never above the peek level (validated: release <= peek), which the
+        // comparisons in `step` and the block path rely on.
+        _releaseLevel = Float._min(_parameters.release + unloaded, _parameters.peek)
     }
 
     /// A partly settled block (rare): the others' readings weigh 0; returns
@@ -794,7 +837,7 @@ extension Classifier {
         guard low >= -_parameters.touchBand else { return false }
         let abovePeek = low >= _parameters.peek, belowPeek = high < _parameters.peek
         let abovePop = low >= _parameters.pop, belowPop = high < _parameters.pop
-        let aboveRelease = low >= _parameters.release, belowRelease = high < _parameters.release
+        let aboveRelease = low >= _releaseLevel, belowRelease = high < _releaseLevel
         guard abovePeek || belowPeek, abovePop || belowPop, aboveRelease || belowRelease else { return false }
         let lastSample = firstSample &+ Int64(Classifier.blockScans - 1)
         switch _state {
@@ -1038,7 +1081,7 @@ extension Classifier {
                 // spilled most of the temporaries: some 240 instructions a block).
                 let base = SIMD4<Float>(repeating: _baseline)
                 let peek = SIMD4<Float>(repeating: p.peek), pop = SIMD4<Float>(repeating: p.pop)
-                let release = SIMD4<Float>(repeating: p.release)
+                let release = SIMD4<Float>(repeating: _releaseLevel)  // as `step` (constant within a baseline block)
                 let under = SIMD4<Float>(repeating: -p.touchBand), band = SIMD4<Float>(repeating: p.touchBand)
                 @inline(__always) func bits(_ m: SIMDMask<SIMD4<Int32>>, _ weight: Int32) -> SIMD4<Int32> {
                     unsafeBitCast(m, to: SIMD4<Int32>.self) & SIMD4<Int32>(repeating: weight)

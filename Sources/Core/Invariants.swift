@@ -26,6 +26,8 @@ extension Classifier {
         precondition(!_suspended || _state == .idle, "Classifier: a press in progress while suspended")
         precondition(_noise >= 0 && _noise.isFinite, "Classifier: noise negative or not finite")
         precondition(_baseline.isFinite, "Classifier: baseline not finite")
+        precondition(_releaseLevel.isFinite && _releaseLevel >= _parameters.release && _releaseLevel <= _parameters.peek,
+                     "Classifier: release level outside release...peek")
         #endif
     }
 }

@@ -78,9 +78,9 @@ extension Classifier {
     /// concave: a sine from its zero crossing gives 1.46-1.75 at 20-30 Hz and
     /// 500 scans/s, a straight ramp 2, a finger's S-shaped rise 2.3 and more.
     public static let vibrationConcaveRatio: Float = 1.85
-    /// A reading within this fraction of the peek level of its crest counts as
-    /// held there (four readings in a row: pinned). A 20 Hz swing of 2 N moves
-    /// 0.02 N a scan at its crest even at 860 scans/s, 0.08 N over two; one
+    /// A raw reading within this fraction of the peek level of the one before
+    /// counts as held (three readings in a row: pinned). A 20 Hz swing of 2 N
+    /// moves 0.02 N a scan at its crest even at 860 scans/s, 0.08 N over two; one
     /// cell on its rail beside quiet ones moves the sum by a few counts.
     public static let vibrationFlatFraction: Float = 0.01
     /// Events one per-scan step can raise at most (release and peek, or peek and pop):

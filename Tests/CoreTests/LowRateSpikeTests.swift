@@ -10,15 +10,15 @@ struct LowRateSpikeTests {
     static let perNewton: Double = 10_000
 
     /// Events of `newtons` (one reading a scan, 10 scans/s, peek 1 N, pop 2.5 N,
-    /// touch band 0.3 N), scan by scan or through `process(scans:)`.
-    static func run(_ newtons: [Double], batched: Bool) throws -> [String] {
+    /// touch band 0.3 N, hold off unless given), scan by scan or through `process(scans:)`.
+    static func run(_ newtons: [Double], batched: Bool, holdMilliseconds: Float = 0) throws -> [String] {
         let format = try ChannelFormat(parsing: "le:u24/32>>0")
         let ts = try ChannelFormat(parsing: "le:s64/64>>0")
         let layout = try ScanLayout([(index: 0, format: format), (index: 2, format: ts)])
         let calibration = try PanelCalibration([(slot: 0, calibration: .linear(zeroRaw: zero, newtonsPerCount: Float(1 / perNewton)))],
                                                layout: layout)
         var settings = ClassifierSettings(peekNewtons: 1, popNewtons: 2.5)
-        settings.holdMilliseconds = 0
+        settings.holdMilliseconds = holdMilliseconds
         var pipeline = ForcePipeline(layout: layout, calibration: calibration,
                                      parameters: try ClassifierParameters(settings, sampleRateHz: 10), timestampSlot: 1)
         let size = layout.scanSize
@@ -48,9 +48,9 @@ struct LowRateSpikeTests {
         return out
     }
 
-    static func kinds(_ newtons: [Double]) throws -> [String] {
-        let scans = try run(newtons, batched: false)
-        let blocks = try run(newtons, batched: true)
+    static func kinds(_ newtons: [Double], holdMilliseconds: Float = 0) throws -> [String] {
+        let scans = try run(newtons, batched: false, holdMilliseconds: holdMilliseconds)
+        let blocks = try run(newtons, batched: true, holdMilliseconds: holdMilliseconds)
         #expect(scans == blocks, "scan by scan \(scans), in blocks \(blocks)")
         return scans.map { String($0.split(separator: "@")[0]) }
     }

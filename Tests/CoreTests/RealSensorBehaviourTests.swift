@@ -267,6 +267,24 @@ extension RealSensorBehaviourTests {
         #expect(Int(p.events[0].split(separator: "@")[1])! - crossing <= 5, "\(p.events)")
     }
 
+    @Test("A slam rising over four scans onto a rail peeks within the budget: three raw readings at the rail end the curve wait")
+    func slamOntoARail() throws {
+        // The readings of a panel4 scenario slam at 500 scans/s (s11 63.0 s, net of
+        // the baseline, peek 1.23 N) scaled to a peek level of 1 N: rest, four
+        // readings up, then a cell's rail. The median of three shows the rail a
+        // scan after the raw readings do, and four of its readings ended the wait
+        // 12 ms after the crossing; three raw readings within a hundredth of the
+        // peek level of each other cannot be a swing past it (see `_decide`).
+        let rest: [Float] = [0.0399, 0.0850, 0.1351, 0.1313, 0.0514, 0.0808, 0.1423, 0.1325]
+        let rise: [Float] = [0.3617, 0.9211, 1.6782, 2.4848]
+        let forces = (T.hold(0, 300) + rest + rise).map { $0 / 1.23 } + T.hold(2.7298 / 1.23, 75)
+            + T.ramp(2.7298 / 1.23, 0, 3) + T.hold(0, 300)
+        let r = try Self.run(forces, rate: 500, T.settings())
+        #expect(Self.kinds(r.events) == ["peek", "release"], "\(r.events)")
+        let crossing = forces.firstIndex { $0 >= 1.0 }!
+        #expect(Int(r.events[0].split(separator: "@")[1])! - crossing <= 5, "\(r.events), crossing \(crossing)")
+    }
+
     @Test("A slam still peeks and pops within the budget after the fast-rise wait")
     func slamWithinBudget() throws {
         for rate: Float in [500, 100, 80] {
