@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import ForceStageCore
 
 /// A block the block step refuses is taken in runs of scans in closed form,
@@ -143,23 +144,7 @@ struct RefusedBlockTests {
             let parameters = try ClassifierParameters(ClassifierSettings(peekNewtons: 1, popNewtons: 2.5), sampleRateHz: rate)
             let forces = Self.forces(rate: rate, seconds: 120)
             let stamps = forces.indices.map { Int64(Double($0) * 1e9 / Double(rate)) }
-            var one = Classifier(parameters: parameters), many = one
-            var ring = EventRing()
-            var a: [ForceEvent] = [], b: [ForceEvent] = []
-            for i in forces.indices {
-                one.step(force: forces[i], sample: Int64(i), timestampNs: stamps[i], into: &ring)
-                while let e = ring.popFirst() { a.append(e) }
-            }
-            var start = 0
-            while start < forces.count {
-                start += forces.withUnsafeBufferPointer { f in
-                    stamps.withUnsafeBufferPointer { t in
-                        many.step(forces: f.baseAddress! + start, timestamps: t.baseAddress! + start, count: forces.count - start,
-                                  firstSample: Int64(start), into: &ring)
-                    }
-                }
-                while let e = ring.popFirst() { b.append(e) }
-            }
+            let (one, many, a, b) = classifyBothWays(forces, stamps, parameters: parameters)
             #expect(a == b, "\(rate) scans/s: events differ")
             #expect(a.count > 20)
             #expect(Self.snapshot(many) == Self.snapshot(one), "\(rate) scans/s: state differs")

@@ -56,33 +56,6 @@ struct FastPathTests {
          Int64(s.previousForce.bitPattern), Int64(s.previousTurn), s.runNoisy ? 1 : 0, s.runRestNoisy ? 1 : 0]
     }
 
-    /// `forces` through a classifier one scan at a time and through a copy of
-    /// it in batches (each call taking what it can), with the events of each.
-    static func classifyBothWays(_ forces: [Float], _ stamps: [Int64], parameters: ClassifierParameters)
-        -> (one: Classifier, many: Classifier, perScan: [ForceEvent], batched: [ForceEvent]) {
-        var one = Classifier(parameters: parameters), many = one
-        var ring = EventRing()
-        var a: [ForceEvent] = [], b: [ForceEvent] = []
-        for i in forces.indices {
-            one.step(force: forces[i], sample: Int64(i), timestampNs: stamps[i], into: &ring)
-            while let e = ring.popFirst() { a.append(e) }
-        }
-        var start = 0
-        while start < forces.count {
-            let taken = forces.withUnsafeBufferPointer { f in
-                stamps.withUnsafeBufferPointer { t in
-                    many.step(forces: f.baseAddress! + start, timestamps: t.baseAddress! + start, count: forces.count - start,
-                              firstSample: Int64(start), into: &ring)
-                }
-            }
-            #expect(taken > 0 || !ring.isEmpty)
-            while let e = ring.popFirst() { b.append(e) }
-            start += taken
-        }
-        #expect(ring.overflowCount == 0)
-        return (one, many, a, b)
-    }
-
     /// Checks one recording; returns the fraction of blocks the fast path took.
     static func check(_ recording: Recording, name: String) throws -> Double {
         let setup = try PanelSetup(metadata: recording.metadata, file: name)
@@ -169,7 +142,7 @@ struct FastPathTests {
         for k in 0..<50 { forces.append(3.5 * Float(50 - k) / 50) }
         for _ in 0..<400 { forces.append(0) }
         let stamps = forces.indices.map { Int64($0) * 2_000_000 }
-        let (one, many, a, b) = Self.classifyBothWays(forces, stamps, parameters: parameters)
+        let (one, many, a, b) = classifyBothWays(forces, stamps, parameters: parameters)
         #expect(a == b)
         #expect(a.map(\.kind) == [.peek, .pop, .release])
         #expect(one.spikesRejected >= 50, "the held press's spikes are rejected")
@@ -188,7 +161,7 @@ struct FastPathTests {
         for k in 0..<1600 { forces.append(0.15 + 0.24 * Float(sin(2 * Double.pi * 20 * Double(k) / 500))) }
         forces += Array(repeating: 0, count: 400)
         let stamps = forces.indices.map { Int64($0) * 2_000_000 }
-        let (one, many, a, b) = Self.classifyBothWays(forces, stamps, parameters: parameters)
+        let (one, many, a, b) = classifyBothWays(forces, stamps, parameters: parameters)
         #expect(a.isEmpty && b.isEmpty)
         #expect(many._restSample == one._restSample && many._restForce.bitPattern == one._restForce.bitPattern)
         #expect(many._riseMid.bitPattern == one._riseMid.bitPattern && many._riseConcave == one._riseConcave)
