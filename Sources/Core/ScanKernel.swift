@@ -685,7 +685,7 @@ extension _PanelDecoder {
         s.lastRaw[1] = Int64(previous.1[3])
         s.lastRaw[2] = Int64(previous.2[3])
         s.lastRaw[3] = Int64(previous.3[3])
-        return all(inside) ? same : nil
+        return _allLanes(inside) ? same : nil
     }
 }
 
