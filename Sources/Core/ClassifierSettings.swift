@@ -250,6 +250,15 @@ public struct ClassifierParameters: Equatable, BitwiseCopyable, Sendable {
     public let baselineFall: Float
     public let baselineSmoothing: Float
     public let touchBand: Float
+    /// Per-block constants of the guards, resolved once here so that the
+    /// block path and the baseline tracker load them instead of computing
+    /// them every block (the same operations, so the same bits): the touch
+    /// band negated (the undershoot guard), the spike size (``peek`` times
+    /// ``Classifier/spikeFraction``) and the touch level's floor
+    /// (``touchBand`` times ``Classifier/touchFloorFraction``).
+    public let underTouchBand: Float
+    public let spikeSize: Float
+    public let touchFloor: Float
     public let warmupScans: Int32
     /// The fastest drift, newtons per scan.
     public let driftPerScan: Float
@@ -321,6 +330,9 @@ public struct ClassifierParameters: Equatable, BitwiseCopyable, Sendable {
         baselineFall = alpha(settings.baseline.fallMilliseconds)
         baselineSmoothing = alpha(settings.baseline.smoothingMilliseconds)
         touchBand = settings.peekNewtons * settings.baseline.touchFraction
+        underTouchBand = -touchBand
+        spikeSize = settings.peekNewtons * Classifier.spikeFraction
+        touchFloor = touchBand * Classifier.touchFloorFraction
         warmupScans = scans(settings.baseline.warmupMilliseconds)
         driftPerScan = settings.baseline.maximumDriftNewtonsPerSecond / sampleRateHz
         slopeSmoothing = alpha(ClassifierParameters.slopeSmoothingMilliseconds)
