@@ -156,7 +156,7 @@ public struct Classifier: Sendable {
             let a = _older, b = _previous, c = force
             filtered = _spikeFilter(a, b, c, isolated: _parameters.spikeIsolated, agreement: _parameters.spikeAgreement,
                                     floor: _baseline - _parameters.touchBand)
-            if Float._abs(filtered - b) > _parameters.peek * Classifier.spikeFraction
+            if Float._abs(filtered - b) > _parameters.spikeSize
                 && Float._abs(a - c) < Float._abs(b - a) { _spikesRejected &+= 1 }
         } else {
             filtered = force
@@ -176,7 +176,7 @@ public struct Classifier: Sendable {
         // decides a scan late, so a reading past peek whose next scan swings
         // below zero is held off. A lone negative spike costs at most a
         // hold-off's wait on a press that starts right after it.
-        if Float._min(x, y) < -_parameters.touchBand { _undershootSample = sample }
+        if Float._min(x, y) < _parameters.underTouchBand { _undershootSample = sample }
         if y < _parameters.touchBand {
             _restSample = sample
             _restForce = y
@@ -550,7 +550,7 @@ public struct Classifier: Sendable {
         // An undershoot (a cell swinging below zero after a release) lasts well
         // under a second; only a drop below the touch band that persists is a
         // real zero shift to follow.
-        _lowScans = d < -_parameters.touchBand ? _min(_lowScans &+ n, Classifier.countCeiling) : 0
+        _lowScans = d < _parameters.underTouchBand ? _min(_lowScans &+ n, Classifier.countCeiling) : 0
         // A touch is a rise several noise widths above the baseline (capped
         // by the configured fraction of the peek level) that is faster than
         // drift: on a quiet panel a slow press freezes the baseline long
@@ -558,7 +558,7 @@ public struct Classifier: Sendable {
         // The touch level comes from the noise measured so far: a block with a
         // press starting in it must not widen its own threshold.
         let touch = Float._min(_parameters.touchBand,
-                               Float._max(_parameters.touchBand * Classifier.touchFloorFraction, Classifier.touchNoiseWidths * _noise))
+                               Float._max(_parameters.touchFloor, Classifier.touchNoiseWidths * _noise))
         if whole && d < touch { _noise += _parameters.blockFall * (Float._min(spread, _parameters.touchBand) - _noise) }
         // The baseline rises slowly so that a slow touch never becomes the
         // zero; but a block it rises toward was judged unloaded (settled,
@@ -577,7 +577,7 @@ public struct Classifier: Sendable {
         if _warmup > 0 {
             _warmup &-= n
             if Float._abs(d) < _parameters.touchBand { _baseline += _parameters.blockFall * d }
-        } else if d < -_parameters.touchBand && _lowScans < _parameters.undershootScans {
+        } else if d < _parameters.underTouchBand && _lowScans < _parameters.undershootScans {
             // An undershoot so far: keep the zero.
         } else if d < 0 {
             _baseline += _parameters.blockFall * d
@@ -815,7 +815,7 @@ extension Classifier {
         // the spike size (a quiet panel). A wider window (a held press with
         // tremor, hum) counts its spikes lane by lane, out of line, so that
         // the quiet block's code stays as it was.
-        guard top - bottom <= _parameters.peek * Classifier.spikeFraction else {
+        guard top - bottom <= _parameters.spikeSize else {
             return _stepWideBlock(older: a(), previous: b(), forces: c(), top: top, bottom: bottom,
                                   firstSample: firstSample, firstTimestampNs: firstTimestampNs)
         }
@@ -834,7 +834,7 @@ extension Classifier {
         let high = top - _baseline, low = bottom - _baseline
         // Every reading on one side of each level: runs and crossings advance in closed form.
         // A swing below the touch band restarts the vibration hold-off: per scan.
-        guard low >= -_parameters.touchBand else { return false }
+        guard low >= _parameters.underTouchBand else { return false }
         let abovePeek = low >= _parameters.peek, belowPeek = high < _parameters.peek
         let abovePop = low >= _parameters.pop, belowPop = high < _parameters.pop
         let aboveRelease = low >= _releaseLevel, belowRelease = high < _releaseLevel
@@ -888,7 +888,7 @@ extension Classifier {
             : _laneMax(_laneMin(a(), b()), _laneMin(_laneMax(a(), b()), c()))
         if countingSpikes {
             _spikesRejected &+= Classifier._spikesCounted(a(), b(), c(), filtered: filtered,
-                                                          size: _parameters.peek * Classifier.spikeFraction)
+                                                          size: _parameters.spikeSize)
         }
         let n = Int32(Classifier.blockScans)
         _older = c()[14]
@@ -1065,7 +1065,7 @@ extension Classifier {
             // Every scan's readings as `step` computes them (the median as `_stepBlock` writes it).
             let filtered = p.spikeIsolated ? _isolatedFilter(a, b, c) : _laneMax(_laneMin(a, b), _laneMin(_laneMax(a, b), c))
             // The spikes `step` counts (the same comparisons as `_spikesCounted`), per scan.
-            let moved = SIMD16<Float>._abs(filtered - b) .> SIMD16<Float>(repeating: p.peek * Classifier.spikeFraction)
+            let moved = SIMD16<Float>._abs(filtered - b) .> SIMD16<Float>(repeating: p.spikeSize)
             let apart = SIMD16<Float>._abs(a - c) .< SIMD16<Float>._abs(b - a)
             let spikes = Classifier._prefixBits(moved .& apart)
             // The block's readings: `step` stores the same ones again at the scans it takes.
@@ -1082,7 +1082,7 @@ extension Classifier {
                 let base = SIMD4<Float>(repeating: _baseline)
                 let peek = SIMD4<Float>(repeating: p.peek), pop = SIMD4<Float>(repeating: p.pop)
                 let release = SIMD4<Float>(repeating: _releaseLevel)  // as `step` (constant within a baseline block)
-                let under = SIMD4<Float>(repeating: -p.touchBand), band = SIMD4<Float>(repeating: p.touchBand)
+                let under = SIMD4<Float>(repeating: p.underTouchBand), band = SIMD4<Float>(repeating: p.touchBand)
                 @inline(__always) func bits(_ m: SIMDMask<SIMD4<Int32>>, _ weight: Int32) -> SIMD4<Int32> {
                     unsafeBitCast(m, to: SIMD4<Int32>.self) & SIMD4<Int32>(repeating: weight)
                 }

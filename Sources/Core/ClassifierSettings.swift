@@ -250,6 +250,24 @@ public struct ClassifierParameters: Equatable, BitwiseCopyable, Sendable {
     public let baselineFall: Float
     public let baselineSmoothing: Float
     public let touchBand: Float
+    /// Per-block constants of the guards, resolved once here so that the
+    /// block path and the baseline tracker load them instead of computing
+    /// them every block (the same operations, so the same bits): the touch
+    /// band negated (the undershoot guard), the spike size (``peek`` times
+    /// ``Classifier/spikeFraction``) and the touch level's floor
+    /// (``touchBand`` times ``Classifier/touchFloorFraction``). Stored on
+    /// hosts only: on the 32-bit microcontrollers (no block path) three more
+    /// stored fields and their setup grew the firmware image more than the
+    /// baseline tracker's loads saved, so there they stay computed.
+    #if hasFeature(Embedded) && (arch(arm) || arch(riscv32))
+    @_alwaysEmitIntoClient public var underTouchBand: Float { -touchBand }
+    @_alwaysEmitIntoClient public var spikeSize: Float { peek * Classifier.spikeFraction }
+    @_alwaysEmitIntoClient public var touchFloor: Float { touchBand * Classifier.touchFloorFraction }
+    #else
+    public let underTouchBand: Float
+    public let spikeSize: Float
+    public let touchFloor: Float
+    #endif
     public let warmupScans: Int32
     /// The fastest drift, newtons per scan.
     public let driftPerScan: Float
@@ -321,6 +339,11 @@ public struct ClassifierParameters: Equatable, BitwiseCopyable, Sendable {
         baselineFall = alpha(settings.baseline.fallMilliseconds)
         baselineSmoothing = alpha(settings.baseline.smoothingMilliseconds)
         touchBand = settings.peekNewtons * settings.baseline.touchFraction
+        #if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
+        underTouchBand = -touchBand
+        spikeSize = settings.peekNewtons * Classifier.spikeFraction
+        touchFloor = touchBand * Classifier.touchFloorFraction
+        #endif
         warmupScans = scans(settings.baseline.warmupMilliseconds)
         driftPerScan = settings.baseline.maximumDriftNewtonsPerSecond / sampleRateHz
         slopeSmoothing = alpha(ClassifierParameters.slopeSmoothingMilliseconds)
