@@ -668,15 +668,16 @@ extension _PanelDecoder {
         var weights = SIMD4<Int32>(1, 2, 4, 8)
         var j = 0
         while j < Classifier.blockScans {
-            @inline(__always) func row(_ k: Int) -> SIMD4<Int32> {
-                let x = (at + (j &+ k) &* stride).loadUnaligned(as: SIMD4<Int32>.self)
+            // Helpers capture only constants (a captured `var` is boxed, a heap allocation, in debug builds).
+            @inline(__always) func row(_ scan: Int) -> SIMD4<Int32> {
+                let x = (at + scan &* stride).loadUnaligned(as: SIMD4<Int32>.self)
                 guard s24 else { return x }
                 let w = unsafeBitCast(x, to: SIMD8<Int16>.self)
                 let y = unsafeBitCast(SIMD8(w[1], w[0], w[3], w[2], w[5], w[4], w[7], w[6]), to: SIMD4<Int32>.self)
                 let low = SIMD4<Int32>(repeating: 0xff00)
                 return (((y &<< 8) &>> 8) & ~low) | (x & low)
             }
-            let r0 = row(0), r1 = row(1), r2 = row(2), r3 = row(3)
+            let r0 = row(j), r1 = row(j &+ 1), r2 = row(j &+ 2), r3 = row(j &+ 3)
             // Each row's lanes equal to the row before's, narrowed to bytes
             // (the masks' lanes are 0 or -1, so keeping each lane's low half
             // is exact, and LLVM makes it `packssdw`/`packsswb`; the
