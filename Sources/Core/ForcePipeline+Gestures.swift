@@ -69,10 +69,13 @@ extension ForcePipeline {
     /// block must go through the per-scan path (a rail, a gap, a flat run to
     /// judge). Changes nothing (mutating only to read the decode tables in
     /// place, as ``_processBlock`` does). With `allMoments` (a constant at
-    /// each call site), every scan's moments too.
+    /// each call site), every scan's moments too; with `quad` (a constant in
+    /// each copy of the three entries, true only where
+    /// ``_PanelDecoder/quadOffset`` is set), the four side-by-side channels
+    /// read four lanes at a time, as ``_processBlock`` reads them.
     @inlinable @inline(__always)
     internal mutating func _readGestureBlock(_ scans: UnsafeRawPointer, first: Int64, positions: Bool,
-                                             allMoments: Bool) -> _GestureBlock? {
+                                             allMoments: Bool, quad: Bool) -> _GestureBlock? {
         let stuckScans = _classifier._parameters.stuckScans
         var last = _last
         var state = _scan
@@ -86,7 +89,8 @@ extension ForcePipeline {
         guard _decode.readBlock(scans, stride: layout.scanSize, first: first, last: &last, counters: &counters,
                                 timing: _timing, positions: positions, totals: &forces, stamps: &stamps,
                                 changed: &changed, held: &held, zeroSums: &zeroSums,
-                                allMoments: allMoments && positions, momentsX: &momentsX, momentsY: &momentsY) else { return nil }
+                                allMoments: allMoments && positions, quad: quad,
+                                momentsX: &momentsX, momentsY: &momentsY) else { return nil }
         var window = InlineArray<18, Float>(repeating: 0)
         window[0] = _classifier._older
         window[1] = _classifier._previous
@@ -425,6 +429,23 @@ extension ForcePipeline {
     @inlinable
     public mutating func processPressedBlock(_ scans: UnsafeRawPointer, into out: inout PressedBlockScans,
                                              replay: inout GestureReplay, events: inout EventRing) -> Bool {
+        if _decode.quadOffset >= 0 { return _processPressedQuadBlock(scans, into: &out, replay: &replay, events: &events) }
+        return _processPressedBlock(scans, into: &out, replay: &replay, events: &events, quad: false)
+    }
+
+    /// ``processPressedBlock(_:into:replay:events:)`` where
+    /// ``_PanelDecoder/quadOffset`` is set: a copy of its own, out of line,
+    /// as ``_processBlock(_:into:)`` keeps one (the other formats' copy stays inline as it was).
+    @usableFromInline @inline(never)
+    internal mutating func _processPressedQuadBlock(_ scans: UnsafeRawPointer, into out: inout PressedBlockScans,
+                                                    replay: inout GestureReplay, events: inout EventRing) -> Bool {
+        _processPressedBlock(scans, into: &out, replay: &replay, events: &events, quad: true)
+    }
+
+    /// ``processPressedBlock(_:into:replay:events:)``'s body, `quad` a constant in each copy.
+    @inlinable @inline(__always)
+    internal mutating func _processPressedBlock(_ scans: UnsafeRawPointer, into out: inout PressedBlockScans,
+                                                replay: inout GestureReplay, events: inout EventRing, quad: Bool) -> Bool {
         // What process(scans:into:) and _processBlock ask before a block, in the same order.
         guard _classifier._blockFill == 0 && _classifier._history >= 2 else { return false }
         guard !_stuck && !_saturated && !_clipped && !_lost && !_classifier._suspended else { return false }
@@ -437,7 +458,7 @@ extension ForcePipeline {
             guard Int(truncatingIfNeeded: first) & (CentreOfPressure.zeroBlockScans &- 1) == 0 else { return false }
         }
         // From here as _processBlock, on locals, until the classifier takes the block whole.
-        guard let block = _readGestureBlock(scans, first: first, positions: positions, allMoments: true) else { return false }
+        guard let block = _readGestureBlock(scans, first: first, positions: positions, allMoments: true, quad: quad) else { return false }
         let a = block.older, b = block.previous, c = block.forces, baselineBefore = block.baseline
         // The press force of each scan, as the scan step takes it (spike-filtered, less the
         // baseline, which moves only after the block): before stepBlock moves the baseline.
@@ -571,6 +592,24 @@ extension ForcePipeline {
     @inlinable
     public mutating func processQuietBlock(_ scans: UnsafeRawPointer, holdingPosition: Bool,
                                            replay: inout GestureReplay, events: inout EventRing) -> Bool {
+        if _decode.quadOffset >= 0 {
+            return _processQuietQuadBlock(scans, holdingPosition: holdingPosition, replay: &replay, events: &events)
+        }
+        return _processQuietBlock(scans, holdingPosition: holdingPosition, replay: &replay, events: &events, quad: false)
+    }
+
+    /// ``processQuietBlock(_:holdingPosition:replay:events:)`` where
+    /// ``_PanelDecoder/quadOffset`` is set, out of line (see ``_processPressedQuadBlock(_:into:replay:events:)``).
+    @usableFromInline @inline(never)
+    internal mutating func _processQuietQuadBlock(_ scans: UnsafeRawPointer, holdingPosition: Bool,
+                                                  replay: inout GestureReplay, events: inout EventRing) -> Bool {
+        _processQuietBlock(scans, holdingPosition: holdingPosition, replay: &replay, events: &events, quad: true)
+    }
+
+    /// ``processQuietBlock(_:holdingPosition:replay:events:)``'s body, `quad` a constant in each copy.
+    @inlinable @inline(__always)
+    internal mutating func _processQuietBlock(_ scans: UnsafeRawPointer, holdingPosition: Bool,
+                                              replay: inout GestureReplay, events: inout EventRing, quad: Bool) -> Bool {
         // What process(scans:into:) and _processBlock ask before a block, in the same order.
         guard _classifier._blockFill == 0 && _classifier._history >= 2 else { return false }
         guard !_stuck && !_saturated && !_clipped && !_lost && !_classifier._suspended else { return false }
@@ -594,7 +633,7 @@ extension ForcePipeline {
             }
         }
         // From here as _processBlock, on locals, until the classifier takes the block whole.
-        guard let block = _readGestureBlock(scans, first: first, positions: positions, allMoments: false) else { return false }
+        guard let block = _readGestureBlock(scans, first: first, positions: positions, allMoments: false, quad: quad) else { return false }
         if holding {
             // Every scan but the last (the caller reads the position after it again).
             var top = block.forces
@@ -651,6 +690,20 @@ extension ForcePipeline {
     /// - Complexity: O(blockScans × force channels); no allocation.
     @inlinable
     public mutating func readReplayBlock(_ scans: UnsafeRawPointer, into replay: inout GestureReplay) -> Bool {
+        if _decode.quadOffset >= 0 { return _readReplayQuadBlock(scans, into: &replay) }
+        return _readReplayBlock(scans, into: &replay, quad: false)
+    }
+
+    /// ``readReplayBlock(_:into:)`` where ``_PanelDecoder/quadOffset`` is set, out of line
+    /// (see ``_processPressedQuadBlock(_:into:replay:events:)``).
+    @usableFromInline @inline(never)
+    internal mutating func _readReplayQuadBlock(_ scans: UnsafeRawPointer, into replay: inout GestureReplay) -> Bool {
+        _readReplayBlock(scans, into: &replay, quad: true)
+    }
+
+    /// ``readReplayBlock(_:into:)``'s body, `quad` a constant in each copy.
+    @inlinable @inline(__always)
+    internal mutating func _readReplayBlock(_ scans: UnsafeRawPointer, into replay: inout GestureReplay, quad: Bool) -> Bool {
         // Only a block the classifier's own blocks start with: after its 16 steps the next block may be taken whole.
         guard _classifier._blockFill == 0 else { return false }
         guard !_stuck && !_saturated && !_clipped && !_lost && !_classifier._suspended else { return false }
@@ -658,7 +711,7 @@ extension ForcePipeline {
         // The per-scan path judges the first scan's `same` and gap without a scan before it.
         guard first > 0 else { return false }
         let positions = _decode.hasPositions
-        guard let block = _readGestureBlock(scans, first: first, positions: positions, allMoments: true) else { return false }
+        guard let block = _readGestureBlock(scans, first: first, positions: positions, allMoments: true, quad: quad) else { return false }
         _beginReplay(block, first: first, positions: positions, into: &replay)
         _replayMomentSums(&replay)
         return true

@@ -233,6 +233,15 @@ internal struct _PanelDecoder: Sendable {
     /// side by side in a scan: the offset of their 16 bytes, which the block
     /// path reads with one load a scan (``_readQuad(_:stride:last:newtons:)``); -1 otherwise.
     @usableFromInline internal var quadOffset = -1
+    /// The four channels' rail tests and lines where ``quadOffset`` is set,
+    /// channel i's in lane i, so that a scan's row is tested and converted
+    /// where it is loaded: `railBase`, `railSpan - 1` (a lane is off the
+    /// rails where `raw &- railBase > railTop`, which is `>= railSpan`: the
+    /// span is never `Int32.min` there), `zero32` and `scale`.
+    @usableFromInline internal var quadRailBase = SIMD4<Int32>()
+    @usableFromInline internal var quadRailTop = SIMD4<Int32>()
+    @usableFromInline internal var quadZero = SIMD4<Int32>()
+    @usableFromInline internal var quadScale = SIMD4<Float>()
     #endif
 
     internal init(layout: ScanLayout, calibration: PanelCalibration, timestampSlot: Int?, positions: CellPositions?) {
@@ -262,8 +271,17 @@ internal struct _PanelDecoder: Sendable {
             for i in 0..<4 {
                 side = side && decoders[i].lanes32 && decoders[i].load == decoders[0].load
                     && decoders[i].offset == decoders[0].offset &+ 4 &* i
+                    && decoders[i].railSpan != Int32.min
             }
-            if side { quadOffset = decoders[0].offset }
+            if side {
+                quadOffset = decoders[0].offset
+                for i in 0..<4 {
+                    quadRailBase[i] = decoders[i].railBase
+                    quadRailTop[i] = decoders[i].railSpan &- 1
+                    quadZero[i] = decoders[i].zero32
+                    quadScale[i] = decoders[i].scale
+                }
+            }
         }
         #endif
         if let positions {
@@ -621,13 +639,16 @@ extension _PanelDecoder {
     }
 
     /// The block read of the four side-by-side channels at ``quadOffset``:
-    /// one 16-byte load a scan decoded on four lanes, four scans transposed
-    /// into a quarter of each channel's column, whose changes, rails and
-    /// newtons are taken there and then on four lanes (each lane's
-    /// arithmetic the scan step's), added to the totals at `newtons + 80`
-    /// in the channels' order. `be:s24/32>>8` without a byte swap: of the
-    /// native word `b0 | b1 << 8 | b2 << 16 | b3 << 24`, the value is b0
-    /// sign-extended from bit 16 up, b1 at bits 8-15 and b2 at bits 0-7.
+    /// one 16-byte load a scan, its row (channel i in lane i) decoded,
+    /// compared with the row before, tested against the rails and
+    /// converted to newtons on four lanes with each channel's constants in
+    /// its lane (each lane's arithmetic the scan step's); four rows are then
+    /// transposed into a quarter of each channel's column and added to the
+    /// totals at `newtons + 80` in the channels' order. `be:s24/32>>8`
+    /// without a byte swap: of the native word `b0 | b1 << 8 | b2 << 16 | b3 << 24`
+    /// with its 16-bit halves swapped, `b2 | b3 << 8 | b0 << 16 | b1 << 24`,
+    /// shifting left 8 and arithmetic right 8 gives b0 sign-extended from bit
+    /// 16 up and b2 at bits 0-7; b1 is put at bits 8-15 from the word itself.
     ///
     /// - Returns: nil where a scan is on a rail; otherwise bit k set where
     ///   scan k's raw words are all those of the scan before. Channel i's
@@ -637,55 +658,83 @@ extension _PanelDecoder {
                             newtons: UnsafeMutablePointer<Float>) -> UInt32? {
         let at = scans + quadOffset
         let s24 = decoders[0].load == .s24be8
-        var previous = (SIMD4<Int32>(repeating: Int32(truncatingIfNeeded: s.lastRaw[0])),
-                        SIMD4<Int32>(repeating: Int32(truncatingIfNeeded: s.lastRaw[1])),
-                        SIMD4<Int32>(repeating: Int32(truncatingIfNeeded: s.lastRaw[2])),
-                        SIMD4<Int32>(repeating: Int32(truncatingIfNeeded: s.lastRaw[3])))
-        var inside = SIMDMask<SIMD4<Int32>>(repeating: true)
-        var same: UInt32 = 0
+        let railBase = quadRailBase, railTop = quadRailTop, zero = quadZero, scale = quadScale
+        var previous = SIMD4(Int32(truncatingIfNeeded: s.lastRaw[0]), Int32(truncatingIfNeeded: s.lastRaw[1]),
+                             Int32(truncatingIfNeeded: s.lastRaw[2]), Int32(truncatingIfNeeded: s.lastRaw[3]))
+        var outside = SIMD4<Int32>()
+        // Lane k of a quarter: all ones where scan k is the same as the one
+        // before, kept as bit 4q + k (the weights move up 4 a quarter).
+        var sameLanes = SIMD4<Int32>()
+        var weights = SIMD4<Int32>(1, 2, 4, 8)
         var j = 0
         while j < Classifier.blockScans {
-            var r = (at + j &* stride).loadUnaligned(as: SIMD4<Int32>.self)
-            var r1 = (at + (j &+ 1) &* stride).loadUnaligned(as: SIMD4<Int32>.self)
-            var r2 = (at + (j &+ 2) &* stride).loadUnaligned(as: SIMD4<Int32>.self)
-            var r3 = (at + (j &+ 3) &* stride).loadUnaligned(as: SIMD4<Int32>.self)
-            if s24 {
-                let low = SIMD4<Int32>(repeating: 0xff00), byte = SIMD4<Int32>(repeating: 0xff)
-                r = ((r &<< 24) &>> 8) | (r & low) | ((r &>> 16) & byte)
-                r1 = ((r1 &<< 24) &>> 8) | (r1 & low) | ((r1 &>> 16) & byte)
-                r2 = ((r2 &<< 24) &>> 8) | (r2 & low) | ((r2 &>> 16) & byte)
-                r3 = ((r3 &<< 24) &>> 8) | (r3 & low) | ((r3 &>> 16) & byte)
+            // Helpers capture only constants (a captured `var` is boxed, a heap allocation, in debug builds).
+            @inline(__always) func row(_ scan: Int) -> SIMD4<Int32> {
+                let x = (at + scan &* stride).loadUnaligned(as: SIMD4<Int32>.self)
+                guard s24 else { return x }
+                let w = unsafeBitCast(x, to: SIMD8<Int16>.self)
+                let y = unsafeBitCast(SIMD8(w[1], w[0], w[3], w[2], w[5], w[4], w[7], w[6]), to: SIMD4<Int32>.self)
+                let low = SIMD4<Int32>(repeating: 0xff00)
+                return (((y &<< 8) &>> 8) & ~low) | (x & low)
             }
+            let r0 = row(j), r1 = row(j &+ 1), r2 = row(j &+ 2), r3 = row(j &+ 3)
+            // Each row's lanes equal to the row before's, narrowed to bytes
+            // (the masks' lanes are 0 or -1, so keeping each lane's low half
+            // is exact, and LLVM makes it `packssdw`/`packsswb`; the
+            // stdlib's `init(truncatingIfNeeded:)` stayed a call): 32-bit
+            // lane k is then all ones where every channel of scan k is.
+            @inline(__always) func equal(_ a: SIMD4<Int32>, _ b: SIMD4<Int32>) -> SIMD8<Int16> {
+                unsafeBitCast(a .== b, to: SIMD8<Int16>.self)
+            }
+            @inline(__always) func narrow(_ a: SIMD8<Int16>, _ b: SIMD8<Int16>) -> SIMD8<Int16> {
+                SIMD8(a[0], a[2], a[4], a[6], b[0], b[2], b[4], b[6])
+            }
+            let e01 = unsafeBitCast(narrow(equal(r0, previous), equal(r1, r0)), to: SIMD16<Int8>.self)
+            let e23 = unsafeBitCast(narrow(equal(r2, r1), equal(r3, r2)), to: SIMD16<Int8>.self)
+            let bytes = unsafeBitCast(SIMD16(e01[0], e01[2], e01[4], e01[6], e01[8], e01[10], e01[12], e01[14],
+                                             e23[0], e23[2], e23[4], e23[6], e23[8], e23[10], e23[12], e23[14]),
+                                      to: SIMD4<Int32>.self)
+            sameLanes |= unsafeBitCast(bytes .== SIMD4(repeating: -1), to: SIMD4<Int32>.self) & weights
+            weights &<<= 4
+            @inline(__always) func off(_ r: SIMD4<Int32>) -> SIMD4<Int32> {
+                unsafeBitCast(r &- railBase .> railTop, to: SIMD4<Int32>.self)
+            }
+            outside |= (off(r0) | off(r1)) | (off(r2) | off(r3))
+            let n0 = SIMD4<Float>(r0 &- zero) * scale, n1 = SIMD4<Float>(r1 &- zero) * scale
+            let n2 = SIMD4<Float>(r2 &- zero) * scale, n3 = SIMD4<Float>(r3 &- zero) * scale
+            // The transpose: channels 0-1 and 2-3 of scan pairs interleaved,
+            // then their 64-bit halves paired (written so, LLVM keeps it to
+            // eight shuffles; as lanes of four rows it made sixteen).
+            let t0 = unsafeBitCast(SIMD4(n0[0], n1[0], n0[1], n1[1]), to: SIMD2<UInt64>.self)
+            let t1 = unsafeBitCast(SIMD4(n2[0], n3[0], n2[1], n3[1]), to: SIMD2<UInt64>.self)
+            let t2 = unsafeBitCast(SIMD4(n0[2], n1[2], n0[3], n1[3]), to: SIMD2<UInt64>.self)
+            let t3 = unsafeBitCast(SIMD4(n2[2], n3[2], n2[3], n3[3]), to: SIMD2<UInt64>.self)
+            let c0 = unsafeBitCast(SIMD2(t0[0], t1[0]), to: SIMD4<Float>.self)
+            let c1 = unsafeBitCast(SIMD2(t0[1], t1[1]), to: SIMD4<Float>.self)
+            let c2 = unsafeBitCast(SIMD2(t2[0], t3[0]), to: SIMD4<Float>.self)
+            let c3 = unsafeBitCast(SIMD2(t2[1], t3[1]), to: SIMD4<Float>.self)
             let totals = UnsafeMutableRawPointer(newtons + (80 &+ j))
             var total = totals.loadUnaligned(as: SIMD4<Float>.self)
-            var sameQuarter = SIMDMask<SIMD4<Int32>>(repeating: true)
-            // Channel i's quarter: scan j + k in lane k, the scan before each in `before`.
-            @inline(__always) func channel(_ i: Int, _ now: SIMD4<Int32>, _ last: Int32) {
-                let before = SIMD4(last, now[0], now[1], now[2])
-                sameQuarter .&= now .== before
-                inside .&= now &- SIMD4(repeating: decoders[i].railBase) .< SIMD4(repeating: decoders[i].railSpan)
-                let n = SIMD4<Float>(now &- SIMD4(repeating: decoders[i].zero32)) * decoders[i].scale
-                total += n
-                UnsafeMutableRawPointer(newtons + (20 &* i &+ 4 &+ j)).storeBytes(of: n, as: SIMD4<Float>.self)
-            }
-            let c0 = SIMD4(r[0], r1[0], r2[0], r3[0]), c1 = SIMD4(r[1], r1[1], r2[1], r3[1])
-            let c2 = SIMD4(r[2], r1[2], r2[2], r3[2]), c3 = SIMD4(r[3], r1[3], r2[3], r3[3])
-            channel(0, c0, previous.0[3])
-            channel(1, c1, previous.1[3])
-            channel(2, c2, previous.2[3])
-            channel(3, c3, previous.3[3])
-            previous = (c0, c1, c2, c3)
+            total += c0
+            total += c1
+            total += c2
+            total += c3
+            UnsafeMutableRawPointer(newtons + (4 &+ j)).storeBytes(of: c0, as: SIMD4<Float>.self)
+            UnsafeMutableRawPointer(newtons + (24 &+ j)).storeBytes(of: c1, as: SIMD4<Float>.self)
+            UnsafeMutableRawPointer(newtons + (44 &+ j)).storeBytes(of: c2, as: SIMD4<Float>.self)
+            UnsafeMutableRawPointer(newtons + (64 &+ j)).storeBytes(of: c3, as: SIMD4<Float>.self)
             totals.storeBytes(of: total, as: SIMD4<Float>.self)
-            let kept = unsafeBitCast(sameQuarter, to: SIMD4<Int32>.self) & SIMD4(1, 2, 4, 8)
-            let h2 = kept.lowHalf | kept.highHalf
-            same |= UInt32(truncatingIfNeeded: h2[0] | h2[1]) &<< UInt32(j)
+            previous = r3
             j &+= 4
         }
-        s.lastRaw[0] = Int64(previous.0[3])
-        s.lastRaw[1] = Int64(previous.1[3])
-        s.lastRaw[2] = Int64(previous.2[3])
-        s.lastRaw[3] = Int64(previous.3[3])
-        return _allLanes(inside) ? same : nil
+        s.lastRaw[0] = Int64(previous[0])
+        s.lastRaw[1] = Int64(previous[1])
+        s.lastRaw[2] = Int64(previous[2])
+        s.lastRaw[3] = Int64(previous[3])
+        let words = unsafeBitCast(outside, to: SIMD2<UInt64>.self)
+        guard words[0] | words[1] == 0 else { return nil }
+        let h2 = sameLanes.lowHalf | sameLanes.highHalf
+        return UInt32(truncatingIfNeeded: h2[0] | h2[1])
     }
 }
 
