@@ -167,19 +167,71 @@ internal struct _ScanState: BitwiseCopyable, Sendable {
         // the direction before it (scan 0: the last nonzero one, none at first).
         var turned = (up ^ ((up &<< 1) | (previousTurn > 0 ? 1 : 0))) & all
         if previousTurn == 0 { turned &= ~1 }
-        var score = restScore
-        for k in 0..<Classifier.blockScans {
-            score = turned & (1 &<< UInt32(k)) != 0 ? _min(_ScanState.scoreCeiling, score &+ _ScanState.turnCredit)
-                                                    : _max(0, score &- 1)
-        }
-        restScore = score
+        restScore = _ScanState._restScore(restScore, turned: turned)
         previousTurn = up & (1 &<< UInt32(Classifier.blockScans &- 1)) != 0 ? 1 : -1
         let top = _maxLane(f)
         forceHigh = top > forceHigh ? top : forceHigh
         previousForce = f[Classifier.blockScans &- 1]
     }
+
+    /// The rest score after a block's clamped steps, every scan at rest:
+    /// from `score` (0...``scoreCeiling``), +``turnCredit`` (at most to the
+    /// ceiling) where bit k of `turned` is set, -1 (at least to 0) where it
+    /// is not; the same value as the 16 steps scan by scan, in closed form.
+    ///
+    /// With S_j the unclamped sum of the first j steps, a walk clamped only
+    /// at the ceiling C ends at `S16 + min(score, C - max S_j)` (j = 1...16),
+    /// one clamped only at 0 at `S16 + max(score, -min S_j)`. In 16 steps
+    /// the score falls by 16 at most and climbs by 32 at most, so from 16 or
+    /// more it never reaches 0 (the floor never clamps: each step takes at
+    /// most 1, down to 1 at worst before the last) and from below 16 it
+    /// never passes 62 (the ceiling never clamps: 15 + 2 × 15 before the
+    /// last step), so one of the two forms is exact. The prefix sums are
+    /// taken as 16 byte lanes of two words (each step's bit spread to its
+    /// byte, 3 where it turned, then one multiply each: byte k sums bytes
+    /// 0...k, at most 48, no carry), and their extremes as lane reductions.
+    @inlinable @inline(__always)
+    internal static func _restScore(_ score: Int32, turned: UInt32) -> Int32 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        // Bit k of an 8-bit half to byte k, 3 where set: the bit in place in
+        // its byte, then any set bit carried into the byte's top one.
+        @inline(__always) func spread(_ b: UInt64) -> UInt64 {
+            let marked = (b &* ones) & 0x8040_2010_0804_0201
+            return (((marked &+ 0x7f7f_7f7f_7f7f_7f7f) &>> 7) & ones) &* 3
+        }
+        // Byte k: 3 × the turns of scans 0...k, plus 15 - k, i.e. S_(k+1) + 16 (0...63).
+        let low = spread(UInt64(turned & 0xff)) &* ones
+        let high = spread(UInt64((turned &>> 8) & 0xff)) &* ones &+ (low &>> 56) &* ones
+        let sum = Int32(truncatingIfNeeded: high &>> 56) &- 16
+        let lanes = unsafeBitCast(SIMD2<UInt64>(low &+ 0x0809_0a0b_0c0d_0e0f, high &+ 0x0001_0203_0405_0607),
+                                  to: SIMD16<UInt8>.self)
+        if score >= 16 {
+            let top = _maxByte(lanes)
+            return sum &+ _min(score, _ScanState.scoreCeiling &- (Int32(top) &- 16))
+        }
+        let bottom = _minByte(lanes)
+        return sum &+ _max(score, 16 &- Int32(bottom))
+    }
     #endif
 }
+
+#if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
+/// The highest and the lowest of 16 byte lanes, by halving.
+@inlinable @inline(__always)
+internal func _maxByte(_ v: SIMD16<UInt8>) -> UInt8 {
+    let h8 = pointwiseMax(v.lowHalf, v.highHalf)
+    let h4 = pointwiseMax(h8.lowHalf, h8.highHalf)
+    let h2 = pointwiseMax(h4.lowHalf, h4.highHalf)
+    return Swift.max(h2[0], h2[1])
+}
+@inlinable @inline(__always)
+internal func _minByte(_ v: SIMD16<UInt8>) -> UInt8 {
+    let h8 = pointwiseMin(v.lowHalf, v.highHalf)
+    let h4 = pointwiseMin(h8.lowHalf, h8.highHalf)
+    let h2 = pointwiseMin(h4.lowHalf, h4.highHalf)
+    return Swift.min(h2[0], h2[1])
+}
+#endif
 
 /// What one scan reads, on either path.
 @usableFromInline
