@@ -445,17 +445,33 @@ extension _PanelDecoder {
             // The widest gap first, without a branch per scan; gaps are rare,
             // and only then are they counted scan by scan.
             var last = s.lastTimestamp
-            var widest = Int64.min
+            let gapped: Bool
             let at = scans + stamp.offset
             if stamp.direct {
-                for k in 0..<Classifier.blockScans {
-                    let ts = Int64(littleEndian: (at + k &* stride).loadUnaligned(as: Int64.self))
-                    let gap = ts &- last
-                    widest = gap > widest ? gap : widest
-                    last = ts
-                    stamps[k] = ts
+                // Two scans a vector, with the two before them (the pairs
+                // shifted by one lane), and `gapNs - gap` of each or-ed: a
+                // gap wider than `gapNs` sets its sign (`gapNs - gap` is
+                // then in -2^63 < x < 0). So may a difference that wrapped
+                // (a gap below gapNs - 2^63), for which the gaps are then
+                // counted scan by scan as for any other, exactly.
+                @inline(__always) func load(_ k: Int) -> Int64 {
+                    Int64(littleEndian: (at + k &* stride).loadUnaligned(as: Int64.self))
                 }
+                let limit = SIMD2<Int64>(repeating: timing.gapNs)
+                var before = SIMD2<Int64>(repeating: last)
+                var filter = SIMD2<Int64>()
+                withUnsafeMutableBytes(of: &stamps) { raw in
+                    for j in 0..<(Classifier.blockScans / 2) {
+                        let now = SIMD2(load(2 &* j), load(2 &* j &+ 1))
+                        filter |= SIMD2(before[1], now[0]) &- now &+ limit
+                        raw.storeBytes(of: now, toByteOffset: 16 &* j, as: SIMD2<Int64>.self)
+                        before = now
+                    }
+                }
+                last = before[1]
+                gapped = filter[0] | filter[1] < 0
             } else {
+                var widest = Int64.min
                 for k in 0..<Classifier.blockScans {
                     let ts = stamp.format.decode(at + k &* stride)
                     let gap = ts &- last
@@ -463,8 +479,9 @@ extension _PanelDecoder {
                     last = ts
                     stamps[k] = ts
                 }
+                gapped = widest > timing.gapNs
             }
-            if widest > timing.gapNs {
+            if gapped {
                 var before = s.lastTimestamp
                 for k in 0..<Classifier.blockScans {
                     let gap = stamps[k] &- before
