@@ -210,8 +210,9 @@ internal struct _ChannelDecoder: BitwiseCopyable, Sendable {
     internal func narrow32(lanes raws: UnsafeMutablePointer<Int32>) {
         let r = UnsafeMutableRawPointer(raws)
         let up = r.loadUnaligned(as: SIMD16<UInt32>.self) &<< SIMD16(repeating: left)
-        let value = signed ? SIMD16<Int32>(truncatingIfNeeded: up) &>> SIMD16(repeating: Int32(bitPattern: right))
-                           : SIMD16<Int32>(truncatingIfNeeded: up &>> SIMD16(repeating: right))
+        // Bit casts: `SIMD16<Int32>(truncatingIfNeeded:)` stayed a generic call.
+        let value = signed ? unsafeBitCast(up, to: SIMD16<Int32>.self) &>> SIMD16(repeating: Int32(bitPattern: right))
+                           : unsafeBitCast(up &>> SIMD16(repeating: right), to: SIMD16<Int32>.self)
         r.storeBytes(of: value, as: SIMD16<Int32>.self)
     }
     #endif
