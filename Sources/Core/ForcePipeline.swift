@@ -334,8 +334,9 @@ public struct ForcePipeline: Sendable {
     }
 
     /// A block of ``Classifier/blockScans`` scans through the same scan step
-    /// as ``process(scan:into:)``, on local copies of the scan state and the
-    /// counters; when nothing in it can raise a health event, the copies are
+    /// as ``process(scan:into:)``, on local copies of the last scan and the
+    /// counters (the health scores advance in place, only where the block is
+    /// taken); when nothing in it can raise a health event, the copies are
     /// committed and the block's forces go to the classifier at once.
     /// Returns false, having changed nothing, otherwise.
     @inlinable
@@ -371,7 +372,6 @@ public struct ForcePipeline: Sendable {
         let positions = _decode.hasPositions
         // The state in locals through the block.
         var last = _last
-        var state = _scan
         var counters = _counters
         var zeroSums = _zeroSums
         var forces = SIMD16<Float>()
@@ -396,13 +396,13 @@ public struct ForcePipeline: Sendable {
         // value the per-scan path would. Where a flat run is judged, the per-scan path decides.
         let baseline = _classifier._baseline, band = _classifier._parameters.touchBand
         let advanced = withUnsafeBytes(of: &window) { raw in
-            state.advance(block: raw.baseAddress!.assumingMemoryBound(to: Float.self) + 2, changed: changed,
+            _scan.advance(block: raw.baseAddress!.assumingMemoryBound(to: Float.self) + 2, changed: changed,
                           baseline: baseline, band: band, stuckScans: stuckScans)
         }
+        // The scores advanced in place, or (false) not at all.
         guard advanced else { return false }
         // Nothing here can raise a health event: commit what the per-scan path would have.
         _last = last
-        _scan = state
         _counters = counters
         _nextSample &+= Int64(Classifier.blockScans)
         _saturatedRun = 0

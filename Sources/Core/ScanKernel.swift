@@ -12,9 +12,9 @@ internal struct _LastScan: BitwiseCopyable, Sendable {
 
 /// The health scores one scan advances on both paths (the scan-at-a-time
 /// path and the block path), which judge a flat reading. All scalars, apart
-/// from the raw words (``_LastScan``), so that the block path's local copy
-/// lives in registers through a block; it is committed only when the whole
-/// block was taken, so leaving a block to the per-scan path needs no undo.
+/// from the raw words (``_LastScan``). The block path advances them in place
+/// (``advance(block:changed:baseline:band:stuckScans:)`` changes nothing
+/// where it leaves the block to the per-scan path), once the block's read was taken.
 @usableFromInline
 internal struct _ScanState: BitwiseCopyable, Sendable {
     @usableFromInline internal var stuckRun: Int32 = 0
@@ -92,8 +92,8 @@ internal struct _ScanState: BitwiseCopyable, Sendable {
     /// scans before and the block, from its third reading); its value is not used.
     ///
     /// - Returns: false where a flat run reaches `stuckScans` (> 0) inside
-    ///   the block, which the per-scan path judges; the scores are then
-    ///   half-advanced and must be dropped.
+    ///   the block, which the per-scan path judges, having changed nothing
+    ///   (so the block path may advance its scores in place).
     @inlinable @inline(__always)
     internal mutating func advance(block forces: UnsafePointer<Float>, changed: UInt32,
                                    baseline: Float, band: Float, stuckScans: Int32) -> Bool {
@@ -108,20 +108,23 @@ internal struct _ScanState: BitwiseCopyable, Sendable {
             // Every scan the same: the run grows by one a scan and starts
             // (reading the scores as they stood) only at the first scan.
             let before = stuckRun
+            if stuckScans > before && stuckScans <= before &+ n { return false }
             if before == 0 {
                 runNoisy = changeScore >= _ScanState.noisyScore
                 runRestNoisy = restScore >= _ScanState.noisyScore
             }
-            if stuckScans > before && stuckScans <= before &+ n { return false }
             stuckRun = before &+ n
             changeScore = _max(0, changeScore &- n)
         } else {
+            // Scan by scan on a copy, kept only where no run reached `stuckScans`.
+            var walked = self
             for k in 0..<Classifier.blockScans {
                 let force = forces[k]
-                advance(same: changed & (1 &<< UInt32(k)) == 0,
-                        atRest: ForcePipeline._atRest(force, baseline: baseline, band: band), force: force)
-                if stuckScans > 0 && stuckRun == stuckScans { return false }
+                walked.advance(same: changed & (1 &<< UInt32(k)) == 0,
+                               atRest: ForcePipeline._atRest(force, baseline: baseline, band: band), force: force)
+                if stuckScans > 0 && walked.stuckRun == stuckScans { return false }
             }
+            self = walked
             return true
         }
         advanceForces(block: forces, baseline: baseline, band: band)
