@@ -370,9 +370,9 @@ public struct ForcePipeline: Sendable {
         guard first > 0 else { return false }
         let stuckScans = _classifier._parameters.stuckScans
         let positions = _decode.hasPositions
-        // The state in locals through the block.
-        var last = _last
-        var counters = _counters
+        // The last scan and the counters advance in place, put back where
+        // the block is left to the per-scan path; the zero sums in a local.
+        let lastBefore = _last, countersBefore = _counters
         var zeroSums = _zeroSums
         var forces = SIMD16<Float>()
         var stamps = _zeroed(InlineArray<16, Int64>.self)
@@ -382,10 +382,14 @@ public struct ForcePipeline: Sendable {
         var held = _BlockPositions()
         var unusedX = SIMD16<Float>(), unusedY = SIMD16<Float>()
         // A scan on a rail raises `saturated`: the per-scan path handles it.
-        guard _decode.readBlock(scans, stride: layout.scanSize, first: first, last: &last, counters: &counters,
+        guard _decode.readBlock(scans, stride: layout.scanSize, first: first, last: &_last, counters: &_counters,
                                 timing: _timing, positions: positions, totals: &forces, stamps: &stamps,
                                 changed: &changed, held: &held, zeroSums: &zeroSums, quad: quad,
-                                momentsX: &unusedX, momentsY: &unusedY) else { return false }
+                                momentsX: &unusedX, momentsY: &unusedY) else {
+            _last = lastBefore
+            _counters = countersBefore
+            return false
+        }
         // Plain arrays filled scalar by scalar (a vector insert per scan stalls),
         // loaded as vectors once.
         var window = _zeroed(InlineArray<18, Float>.self)
@@ -400,10 +404,12 @@ public struct ForcePipeline: Sendable {
                           baseline: baseline, band: band, stuckScans: stuckScans)
         }
         // The scores advanced in place, or (false) not at all.
-        guard advanced else { return false }
+        guard advanced else {
+            _last = lastBefore
+            _counters = countersBefore
+            return false
+        }
         // Nothing here can raise a health event: commit what the per-scan path would have.
-        _last = last
-        _counters = counters
         _nextSample &+= Int64(Classifier.blockScans)
         _saturatedRun = 0
         _lastForce = window[Classifier.blockScans &+ 1]
