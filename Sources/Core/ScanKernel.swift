@@ -463,25 +463,28 @@ extension _PanelDecoder {
                 let limit = SIMD2<Int64>(repeating: timing.gapNs)
                 var before = SIMD2<Int64>(repeating: last)
                 var filter = SIMD2<Int64>()
-                withUnsafeMutableBytes(of: &stamps) { raw in
-                    for j in 0..<(Classifier.blockScans / 2) {
-                        let now = SIMD2(load(2 &* j), load(2 &* j &+ 1))
-                        filter |= SIMD2(before[1], now[0]) &- now &+ limit
-                        raw.storeBytes(of: now, toByteOffset: 16 &* j, as: SIMD2<Int64>.self)
-                        before = now
-                    }
+                // Stored whole (as the other two ways below): the caller's zeroed stamps are then dead.
+                var pairs = unsafeBitCast(SIMD16<Int64>(), to: InlineArray<8, SIMD2<Int64>>.self)
+                for j in 0..<(Classifier.blockScans / 2) {
+                    let now = SIMD2(load(2 &* j), load(2 &* j &+ 1))
+                    filter |= SIMD2(before[1], now[0]) &- now &+ limit
+                    pairs[j] = now
+                    before = now
                 }
+                stamps = unsafeBitCast(pairs, to: InlineArray<16, Int64>.self)
                 last = before[1]
                 gapped = filter[0] | filter[1] < 0
             } else {
                 var widest = Int64.min
+                var column = _zeroed(InlineArray<16, Int64>.self)
                 for k in 0..<Classifier.blockScans {
                     let ts = stamp.format.decode(at + k &* stride)
                     let gap = ts &- last
                     widest = gap > widest ? gap : widest
                     last = ts
-                    stamps[k] = ts
+                    column[k] = ts
                 }
+                stamps = column
                 gapped = widest > timing.gapNs
             }
             if gapped {
@@ -497,8 +500,10 @@ extension _PanelDecoder {
             }
             s.lastTimestamp = last
         } else {
-            for k in 0..<Classifier.blockScans { stamps[k] = (first &+ Int64(k)) &* timing.periodNs }
-            s.lastTimestamp = stamps[Classifier.blockScans &- 1]
+            var column = _zeroed(InlineArray<16, Int64>.self)
+            for k in 0..<Classifier.blockScans { column[k] = (first &+ Int64(k)) &* timing.periodNs }
+            stamps = column
+            s.lastTimestamp = column[Classifier.blockScans &- 1]
         }
         let tail = Classifier.blockScans - CentreOfPressure.windowScans
         // The zero block's sampled scans and its closing scan in this block,
