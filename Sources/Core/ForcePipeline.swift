@@ -334,10 +334,10 @@ public struct ForcePipeline: Sendable {
     }
 
     /// A block of ``Classifier/blockScans`` scans through the same scan step
-    /// as ``process(scan:into:)``, on local copies of the last scan and the
-    /// counters (the health scores advance in place, only where the block is
-    /// taken); when nothing in it can raise a health event, the copies are
-    /// committed and the block's forces go to the classifier at once.
+    /// as ``process(scan:into:)``, advancing the last scan, the counters and
+    /// the health scores in place (the first two put back, the scores left
+    /// untouched, where the block goes to the per-scan path); when nothing in
+    /// it can raise a health event, the block's forces go to the classifier at once.
     /// Returns false, having changed nothing, otherwise.
     @inlinable
     internal mutating func _processBlock(_ scans: UnsafeRawPointer, into events: inout EventRing) -> Bool {

@@ -1,7 +1,7 @@
 // Over 300 lines: the one scan step and its column-by-column block form share the decoder's state and must stay bit-identical; side by side, a change to one is seen against the other.
 /// The last scan's raw words and timestamp, which the next scan is compared
-/// with, on both paths. The block path runs on a local copy and commits it
-/// only when the whole block was taken.
+/// with, on both paths. The block path advances it in place and puts it
+/// back where the block is left to the per-scan path.
 @usableFromInline
 internal struct _LastScan: BitwiseCopyable, Sendable {
     @usableFromInline internal var lastRaw = InlineArray<8, Int64>(repeating: 0)
