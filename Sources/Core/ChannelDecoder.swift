@@ -180,27 +180,40 @@ internal struct _ChannelDecoder: BitwiseCopyable, Sendable {
             for k in 0..<16 { raws[k] = Int32(littleEndian: (p + k &* stride).loadUnaligned(as: Int32.self)) }
         case .s24be8:
             for k in 0..<16 { raws[k] = Int32(bigEndian: (p + k &* stride).loadUnaligned(as: Int32.self)) &>> 8 }
+        // The stored words first, then their two shifts on 16 lanes at once.
         case .narrow8:
-            for k in 0..<16 { raws[k] = narrow32(UInt32((p + k &* stride).load(as: UInt8.self))) }
+            for k in 0..<16 { raws[k] = Int32(bitPattern: UInt32((p + k &* stride).load(as: UInt8.self))) }
+            narrow32(lanes: raws)
         case .narrow16le:
-            for k in 0..<16 { raws[k] = narrow32(UInt32(UInt16(littleEndian: (p + k &* stride).loadUnaligned(as: UInt16.self)))) }
+            for k in 0..<16 { raws[k] = Int32(bitPattern: UInt32(UInt16(littleEndian: (p + k &* stride).loadUnaligned(as: UInt16.self)))) }
+            narrow32(lanes: raws)
         case .narrow16be:
-            for k in 0..<16 { raws[k] = narrow32(UInt32(UInt16(bigEndian: (p + k &* stride).loadUnaligned(as: UInt16.self)))) }
+            for k in 0..<16 { raws[k] = Int32(bitPattern: UInt32(UInt16(bigEndian: (p + k &* stride).loadUnaligned(as: UInt16.self)))) }
+            narrow32(lanes: raws)
         case .narrow32le:
-            for k in 0..<16 { raws[k] = narrow32(UInt32(littleEndian: (p + k &* stride).loadUnaligned(as: UInt32.self))) }
+            for k in 0..<16 { raws[k] = Int32(bitPattern: UInt32(littleEndian: (p + k &* stride).loadUnaligned(as: UInt32.self))) }
+            narrow32(lanes: raws)
         case .narrow32be:
-            for k in 0..<16 { raws[k] = narrow32(UInt32(bigEndian: (p + k &* stride).loadUnaligned(as: UInt32.self))) }
+            for k in 0..<16 { raws[k] = Int32(bitPattern: UInt32(bigEndian: (p + k &* stride).loadUnaligned(as: UInt32.self))) }
+            narrow32(lanes: raws)
         case .wide:
             for k in 0..<16 { raws[k] = Int32(truncatingIfNeeded: format.decode(p + k &* stride)) }
         }
     }
 
-    /// ``narrow(_:)`` as an `Int32`, for a channel that ``fits32`` (an
-    /// unsigned field then has at most 31 bits, so its bits are the value's).
+    /// ``narrow(_:)`` as `Int32`s, for a channel that ``fits32`` (an
+    /// unsigned field then has at most 31 bits, so its bits are the value's),
+    /// of the 16 stored words at `raws` (their bits) in place: the two shifts
+    /// on 16 lanes at once, each lane's the scalar's (the same masked shift
+    /// counts), where they were two shifts and a select a scan.
     @inlinable @inline(__always)
-    internal func narrow32(_ bits: UInt32) -> Int32 {
-        let up = bits &<< left
-        return signed ? Int32(bitPattern: up) &>> Int32(bitPattern: right) : Int32(bitPattern: up &>> right)
+    internal func narrow32(lanes raws: UnsafeMutablePointer<Int32>) {
+        let r = UnsafeMutableRawPointer(raws)
+        let up = r.loadUnaligned(as: SIMD16<UInt32>.self) &<< SIMD16(repeating: left)
+        // Bit casts: `SIMD16<Int32>(truncatingIfNeeded:)` stayed a generic call.
+        let value = signed ? unsafeBitCast(up, to: SIMD16<Int32>.self) &>> SIMD16(repeating: Int32(bitPattern: right))
+                           : unsafeBitCast(up &>> SIMD16(repeating: right), to: SIMD16<Int32>.self)
+        r.storeBytes(of: value, as: SIMD16<Int32>.self)
     }
     #endif
 

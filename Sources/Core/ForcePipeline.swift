@@ -334,9 +334,10 @@ public struct ForcePipeline: Sendable {
     }
 
     /// A block of ``Classifier/blockScans`` scans through the same scan step
-    /// as ``process(scan:into:)``, on local copies of the scan state and the
-    /// counters; when nothing in it can raise a health event, the copies are
-    /// committed and the block's forces go to the classifier at once.
+    /// as ``process(scan:into:)``, advancing the last scan, the counters and
+    /// the health scores in place (the first two put back, the scores left
+    /// untouched, where the block goes to the per-scan path); when nothing in
+    /// it can raise a health event, the block's forces go to the classifier at once.
     /// Returns false, having changed nothing, otherwise.
     @inlinable
     internal mutating func _processBlock(_ scans: UnsafeRawPointer, into events: inout EventRing) -> Bool {
@@ -369,10 +370,9 @@ public struct ForcePipeline: Sendable {
         guard first > 0 else { return false }
         let stuckScans = _classifier._parameters.stuckScans
         let positions = _decode.hasPositions
-        // The state in locals through the block.
-        var last = _last
-        var state = _scan
-        var counters = _counters
+        // The last scan and the counters advance in place, put back where
+        // the block is left to the per-scan path; the zero sums in a local.
+        let lastBefore = _last, countersBefore = _counters
         var zeroSums = _zeroSums
         var forces = SIMD16<Float>()
         var stamps = _zeroed(InlineArray<16, Int64>.self)
@@ -382,10 +382,14 @@ public struct ForcePipeline: Sendable {
         var held = _BlockPositions()
         var unusedX = SIMD16<Float>(), unusedY = SIMD16<Float>()
         // A scan on a rail raises `saturated`: the per-scan path handles it.
-        guard _decode.readBlock(scans, stride: layout.scanSize, first: first, last: &last, counters: &counters,
+        guard _decode.readBlock(scans, stride: layout.scanSize, first: first, last: &_last, counters: &_counters,
                                 timing: _timing, positions: positions, totals: &forces, stamps: &stamps,
                                 changed: &changed, held: &held, zeroSums: &zeroSums, quad: quad,
-                                momentsX: &unusedX, momentsY: &unusedY) else { return false }
+                                momentsX: &unusedX, momentsY: &unusedY) else {
+            _last = lastBefore
+            _counters = countersBefore
+            return false
+        }
         // Plain arrays filled scalar by scalar (a vector insert per scan stalls),
         // loaded as vectors once.
         var window = _zeroed(InlineArray<18, Float>.self)
@@ -396,14 +400,16 @@ public struct ForcePipeline: Sendable {
         // value the per-scan path would. Where a flat run is judged, the per-scan path decides.
         let baseline = _classifier._baseline, band = _classifier._parameters.touchBand
         let advanced = withUnsafeBytes(of: &window) { raw in
-            state.advance(block: raw.baseAddress!.assumingMemoryBound(to: Float.self) + 2, changed: changed,
+            _scan.advance(block: raw.baseAddress!.assumingMemoryBound(to: Float.self) + 2, changed: changed,
                           baseline: baseline, band: band, stuckScans: stuckScans)
         }
-        guard advanced else { return false }
+        // The scores advanced in place, or (false) not at all.
+        guard advanced else {
+            _last = lastBefore
+            _counters = countersBefore
+            return false
+        }
         // Nothing here can raise a health event: commit what the per-scan path would have.
-        _last = last
-        _scan = state
-        _counters = counters
         _nextSample &+= Int64(Classifier.blockScans)
         _saturatedRun = 0
         _lastForce = window[Classifier.blockScans &+ 1]

@@ -1,7 +1,7 @@
 // Over 300 lines: the one scan step and its column-by-column block form share the decoder's state and must stay bit-identical; side by side, a change to one is seen against the other.
 /// The last scan's raw words and timestamp, which the next scan is compared
-/// with, on both paths. The block path runs on a local copy and commits it
-/// only when the whole block was taken.
+/// with, on both paths. The block path advances it in place and puts it
+/// back where the block is left to the per-scan path.
 @usableFromInline
 internal struct _LastScan: BitwiseCopyable, Sendable {
     @usableFromInline internal var lastRaw = InlineArray<8, Int64>(repeating: 0)
@@ -12,9 +12,9 @@ internal struct _LastScan: BitwiseCopyable, Sendable {
 
 /// The health scores one scan advances on both paths (the scan-at-a-time
 /// path and the block path), which judge a flat reading. All scalars, apart
-/// from the raw words (``_LastScan``), so that the block path's local copy
-/// lives in registers through a block; it is committed only when the whole
-/// block was taken, so leaving a block to the per-scan path needs no undo.
+/// from the raw words (``_LastScan``). The block path advances them in place
+/// (``advance(block:changed:baseline:band:stuckScans:)`` changes nothing
+/// where it leaves the block to the per-scan path), once the block's read was taken.
 @usableFromInline
 internal struct _ScanState: BitwiseCopyable, Sendable {
     @usableFromInline internal var stuckRun: Int32 = 0
@@ -92,8 +92,8 @@ internal struct _ScanState: BitwiseCopyable, Sendable {
     /// scans before and the block, from its third reading); its value is not used.
     ///
     /// - Returns: false where a flat run reaches `stuckScans` (> 0) inside
-    ///   the block, which the per-scan path judges; the scores are then
-    ///   half-advanced and must be dropped.
+    ///   the block, which the per-scan path judges, having changed nothing
+    ///   (so the block path may advance its scores in place).
     @inlinable @inline(__always)
     internal mutating func advance(block forces: UnsafePointer<Float>, changed: UInt32,
                                    baseline: Float, band: Float, stuckScans: Int32) -> Bool {
@@ -108,20 +108,23 @@ internal struct _ScanState: BitwiseCopyable, Sendable {
             // Every scan the same: the run grows by one a scan and starts
             // (reading the scores as they stood) only at the first scan.
             let before = stuckRun
+            if stuckScans > before && stuckScans <= before &+ n { return false }
             if before == 0 {
                 runNoisy = changeScore >= _ScanState.noisyScore
                 runRestNoisy = restScore >= _ScanState.noisyScore
             }
-            if stuckScans > before && stuckScans <= before &+ n { return false }
             stuckRun = before &+ n
             changeScore = _max(0, changeScore &- n)
         } else {
+            // Scan by scan on a copy, kept only where no run reached `stuckScans`.
+            var walked = self
             for k in 0..<Classifier.blockScans {
                 let force = forces[k]
-                advance(same: changed & (1 &<< UInt32(k)) == 0,
-                        atRest: ForcePipeline._atRest(force, baseline: baseline, band: band), force: force)
-                if stuckScans > 0 && stuckRun == stuckScans { return false }
+                walked.advance(same: changed & (1 &<< UInt32(k)) == 0,
+                               atRest: ForcePipeline._atRest(force, baseline: baseline, band: band), force: force)
+                if stuckScans > 0 && walked.stuckRun == stuckScans { return false }
             }
+            self = walked
             return true
         }
         advanceForces(block: forces, baseline: baseline, band: band)
@@ -167,19 +170,71 @@ internal struct _ScanState: BitwiseCopyable, Sendable {
         // the direction before it (scan 0: the last nonzero one, none at first).
         var turned = (up ^ ((up &<< 1) | (previousTurn > 0 ? 1 : 0))) & all
         if previousTurn == 0 { turned &= ~1 }
-        var score = restScore
-        for k in 0..<Classifier.blockScans {
-            score = turned & (1 &<< UInt32(k)) != 0 ? _min(_ScanState.scoreCeiling, score &+ _ScanState.turnCredit)
-                                                    : _max(0, score &- 1)
-        }
-        restScore = score
+        restScore = _ScanState._restScore(restScore, turned: turned)
         previousTurn = up & (1 &<< UInt32(Classifier.blockScans &- 1)) != 0 ? 1 : -1
         let top = _maxLane(f)
         forceHigh = top > forceHigh ? top : forceHigh
         previousForce = f[Classifier.blockScans &- 1]
     }
+
+    /// The rest score after a block's clamped steps, every scan at rest:
+    /// from `score` (0...``scoreCeiling``), +``turnCredit`` (at most to the
+    /// ceiling) where bit k of `turned` is set, -1 (at least to 0) where it
+    /// is not; the same value as the 16 steps scan by scan, in closed form.
+    ///
+    /// With S_j the unclamped sum of the first j steps, a walk clamped only
+    /// at the ceiling C ends at `S16 + min(score, C - max S_j)` (j = 1...16),
+    /// one clamped only at 0 at `S16 + max(score, -min S_j)`. In 16 steps
+    /// the score falls by 16 at most and climbs by 32 at most, so from 16 or
+    /// more it never reaches 0 (the floor never clamps: each step takes at
+    /// most 1, down to 1 at worst before the last) and from below 16 it
+    /// never passes 62 (the ceiling never clamps: 15 + 2 × 15 before the
+    /// last step), so one of the two forms is exact. The prefix sums are
+    /// taken as 16 byte lanes of two words (each step's bit spread to its
+    /// byte, 3 where it turned, then one multiply each: byte k sums bytes
+    /// 0...k, at most 48, no carry), and their extremes as lane reductions.
+    @inlinable @inline(__always)
+    internal static func _restScore(_ score: Int32, turned: UInt32) -> Int32 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        // Bit k of an 8-bit half to byte k, 3 where set: the bit in place in
+        // its byte, then any set bit carried into the byte's top one.
+        @inline(__always) func spread(_ b: UInt64) -> UInt64 {
+            let marked = (b &* ones) & 0x8040_2010_0804_0201
+            return (((marked &+ 0x7f7f_7f7f_7f7f_7f7f) &>> 7) & ones) &* 3
+        }
+        // Byte k: 3 × the turns of scans 0...k, plus 15 - k, i.e. S_(k+1) + 16 (0...63).
+        let low = spread(UInt64(turned & 0xff)) &* ones
+        let high = spread(UInt64((turned &>> 8) & 0xff)) &* ones &+ (low &>> 56) &* ones
+        let sum = Int32(truncatingIfNeeded: high &>> 56) &- 16
+        let lanes = unsafeBitCast(SIMD2<UInt64>(low &+ 0x0809_0a0b_0c0d_0e0f, high &+ 0x0001_0203_0405_0607),
+                                  to: SIMD16<UInt8>.self)
+        if score >= 16 {
+            let top = _maxByte(lanes)
+            return sum &+ _min(score, _ScanState.scoreCeiling &- (Int32(top) &- 16))
+        }
+        let bottom = _minByte(lanes)
+        return sum &+ _max(score, 16 &- Int32(bottom))
+    }
     #endif
 }
+
+#if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
+/// The highest and the lowest of 16 byte lanes, by halving.
+@inlinable @inline(__always)
+internal func _maxByte(_ v: SIMD16<UInt8>) -> UInt8 {
+    let h8 = pointwiseMax(v.lowHalf, v.highHalf)
+    let h4 = pointwiseMax(h8.lowHalf, h8.highHalf)
+    let h2 = pointwiseMax(h4.lowHalf, h4.highHalf)
+    return Swift.max(h2[0], h2[1])
+}
+@inlinable @inline(__always)
+internal func _minByte(_ v: SIMD16<UInt8>) -> UInt8 {
+    let h8 = pointwiseMin(v.lowHalf, v.highHalf)
+    let h4 = pointwiseMin(h8.lowHalf, h8.highHalf)
+    let h2 = pointwiseMin(h4.lowHalf, h4.highHalf)
+    return Swift.min(h2[0], h2[1])
+}
+#endif
 
 /// What one scan reads, on either path.
 @usableFromInline
@@ -411,26 +466,46 @@ extension _PanelDecoder {
             // The widest gap first, without a branch per scan; gaps are rare,
             // and only then are they counted scan by scan.
             var last = s.lastTimestamp
-            var widest = Int64.min
+            let gapped: Bool
             let at = scans + stamp.offset
             if stamp.direct {
-                for k in 0..<Classifier.blockScans {
-                    let ts = Int64(littleEndian: (at + k &* stride).loadUnaligned(as: Int64.self))
-                    let gap = ts &- last
-                    widest = gap > widest ? gap : widest
-                    last = ts
-                    stamps[k] = ts
+                // Two scans a vector, with the two before them (the pairs
+                // shifted by one lane), and `gapNs - gap` of each or-ed: a
+                // gap wider than `gapNs` sets its sign (`gapNs - gap` is
+                // then in -2^63 < x < 0). So may a difference that wrapped
+                // (a gap below gapNs - 2^63), for which the gaps are then
+                // counted scan by scan as for any other, exactly.
+                @inline(__always) func load(_ k: Int) -> Int64 {
+                    Int64(littleEndian: (at + k &* stride).loadUnaligned(as: Int64.self))
                 }
+                let limit = SIMD2<Int64>(repeating: timing.gapNs)
+                var before = SIMD2<Int64>(repeating: last)
+                var filter = SIMD2<Int64>()
+                // Stored whole (as the other two ways below): the caller's zeroed stamps are then dead.
+                var pairs = unsafeBitCast(SIMD16<Int64>(), to: InlineArray<8, SIMD2<Int64>>.self)
+                for j in 0..<(Classifier.blockScans / 2) {
+                    let now = SIMD2(load(2 &* j), load(2 &* j &+ 1))
+                    filter |= SIMD2(before[1], now[0]) &- now &+ limit
+                    pairs[j] = now
+                    before = now
+                }
+                stamps = unsafeBitCast(pairs, to: InlineArray<16, Int64>.self)
+                last = before[1]
+                gapped = filter[0] | filter[1] < 0
             } else {
+                var widest = Int64.min
+                var column = _zeroed(InlineArray<16, Int64>.self)
                 for k in 0..<Classifier.blockScans {
                     let ts = stamp.format.decode(at + k &* stride)
                     let gap = ts &- last
                     widest = gap > widest ? gap : widest
                     last = ts
-                    stamps[k] = ts
+                    column[k] = ts
                 }
+                stamps = column
+                gapped = widest > timing.gapNs
             }
-            if widest > timing.gapNs {
+            if gapped {
                 var before = s.lastTimestamp
                 for k in 0..<Classifier.blockScans {
                     let gap = stamps[k] &- before
@@ -443,8 +518,10 @@ extension _PanelDecoder {
             }
             s.lastTimestamp = last
         } else {
-            for k in 0..<Classifier.blockScans { stamps[k] = (first &+ Int64(k)) &* timing.periodNs }
-            s.lastTimestamp = stamps[Classifier.blockScans &- 1]
+            var column = _zeroed(InlineArray<16, Int64>.self)
+            for k in 0..<Classifier.blockScans { column[k] = (first &+ Int64(k)) &* timing.periodNs }
+            stamps = column
+            s.lastTimestamp = column[Classifier.blockScans &- 1]
         }
         let tail = Classifier.blockScans - CentreOfPressure.windowScans
         // The zero block's sampled scans and its closing scan in this block,
