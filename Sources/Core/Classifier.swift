@@ -304,13 +304,9 @@ public struct Classifier: Sendable {
             // Idle throughout (so no peek) while the run since the last press
             // settles: the readings from the one the run reaches `s` at, in
             // closed form (not on the microcontrollers, whose image stays as small).
-            let run = _quietScans
-            _quietScans = _min(run &+ Int32(Classifier.blockScans), Classifier.countCeiling)
-            guard s <= Classifier.countCeiling else { return 0 }
-            let first = Int64(s) &- Int64(run) &- 1
-            if first <= 0 { return Classifier.blockBits }
-            if first >= Int64(Classifier.blockScans) { return 0 }
-            return Classifier.blockBits & ~((1 &<< UInt32(truncatingIfNeeded: first)) &- 1)
+            let settling = Classifier._settlingBits(run: _quietScans, settleScans: s)
+            _quietScans = settling.quietScans
+            return settling.bits
         }
         #endif
         var run = _quietScans
@@ -330,6 +326,21 @@ public struct Classifier: Sendable {
         _quietScans = run
         return settled
     }
+
+    #if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
+    /// An idle block while the quiet run `run` settles (`_settledBitsPartly`
+    /// with no busy scan): the settled bits from the one the run reaches
+    /// `settleScans` at, and the run after the block.
+    @inlinable @inline(__always)
+    internal static func _settlingBits(run: Int32, settleScans s: Int32) -> (bits: UInt32, quietScans: Int32) {
+        let quietScans = _min(run &+ Int32(Classifier.blockScans), Classifier.countCeiling)
+        guard s <= Classifier.countCeiling else { return (0, quietScans) }
+        let first = Int64(s) &- Int64(run) &- 1
+        if first <= 0 { return (Classifier.blockBits, quietScans) }
+        if first >= Int64(Classifier.blockScans) { return (0, quietScans) }
+        return (Classifier.blockBits & ~((1 &<< UInt32(truncatingIfNeeded: first)) &- 1), quietScans)
+    }
+    #endif
 
     /// Advances the latency crossings and the debounce runs over `scans`
     /// scans on which each condition holds throughout (one scan on the
@@ -804,6 +815,12 @@ extension Classifier {
         guard _blockFill == 0 && _history >= 2 && !_suspended && _parameters.spikeRejection && _parameters.baselineEnabled else {
             return false
         }
+        // Settled readings as `step` finds them (the block is idle throughout
+        // or busy throughout: nothing below changes the state or the quiet
+        // run), found before the extremes' call, where no vector or level is
+        // live across `_settledBitsPartly`'s; the quiet run stored only where
+        // the block is taken.
+        let settled = _blockSettledBits(busy: _state == .idle ? 0 : Classifier.blockBits)
         // `_maxLane`/`_minLane` of the lane max and min, their last halving
         // here (see `_windowExtremes`): the same comparisons in the same order.
         let extremes = window()
@@ -816,11 +833,29 @@ extension Classifier {
         // tremor, hum) counts its spikes lane by lane, out of line, so that
         // the quiet block's code stays as it was.
         guard top - bottom <= _parameters.spikeSize else {
-            return _stepWideBlock(older: a(), previous: b(), forces: c(), top: top, bottom: bottom,
+            return _stepWideBlock(older: a(), previous: b(), forces: c(), top: top, bottom: bottom, settled: settled,
                                   firstSample: firstSample, firstTimestampNs: firstTimestampNs)
         }
-        return _stepBlock(older: a, previous: b, forces: c, top: top, bottom: bottom, countingSpikes: false,
-                          firstSample: firstSample, firstTimestampNs: firstTimestampNs)
+        return _stepBlock(older: a, previous: b, forces: c, top: top, bottom: bottom, settled: settled,
+                          countingSpikes: false, firstSample: firstSample, firstTimestampNs: firstTimestampNs)
+    }
+
+    /// `_settledBits(busy:peeks: 0)` for a block idle throughout (`busy` 0)
+    /// or busy throughout, without storing the quiet run: the settled bits
+    /// and the quiet run after the block, which the block step stores only
+    /// where it takes the block.
+    @inlinable @inline(__always)
+    internal func _blockSettledBits(busy: UInt32) -> (bits: UInt32, quietScans: Int32) {
+        if busy == 0 && _quietScans >= _parameters.settleScans &- 1 {
+            return (Classifier.blockBits, _min(_quietScans &+ Int32(Classifier.blockScans), Classifier.countCeiling))
+        }
+        if busy == Classifier.blockBits { return (0, 0) }
+        return Classifier._blockSettlingBits(run: _quietScans, settleScans: _parameters.settleScans)
+    }
+    /// `_settlingBits` out of line: rare (the first blocks after a press).
+    @usableFromInline @inline(never)
+    internal static func _blockSettlingBits(run: Int32, settleScans: Int32) -> (bits: UInt32, quietScans: Int32) {
+        _settlingBits(run: run, settleScans: settleScans)
     }
 
     /// ``stepBlock(older:previous:forces:firstSample:firstTimestampNs:)``
@@ -829,8 +864,8 @@ extension Classifier {
     /// lane by lane, as `step` counts them.
     @inlinable @_transparent
     internal mutating func _stepBlock(older a: () -> SIMD16<Float>, previous b: () -> SIMD16<Float>, forces c: () -> SIMD16<Float>,
-                                      top: Float, bottom: Float, countingSpikes: Bool,
-                                      firstSample: Int64, firstTimestampNs: Int64) -> Bool {
+                                      top: Float, bottom: Float, settled: (bits: UInt32, quietScans: Int32),
+                                      countingSpikes: Bool, firstSample: Int64, firstTimestampNs: Int64) -> Bool {
         let high = top - _baseline, low = bottom - _baseline
         // Every reading on one side of each level: runs and crossings advance in closed form.
         // A swing below the touch band restarts the vibration hold-off: per scan.
@@ -874,11 +909,13 @@ extension Classifier {
         case .popped:
             guard aboveRelease else { return false }
         }
-        // Settled readings as `step` finds them: the block is idle throughout
-        // or busy throughout. Found before the window is read (nothing below
-        // changes the state or the quiet run), so that no vector lives across
-        // `_settledBitsPartly`'s call.
-        let settled = _settledBits(busy: _state == .idle ? 0 : Classifier.blockBits, peeks: 0)
+        // The settled readings were found on entry (`_blockSettledBits`).
+        _quietScans = settled.quietScans
+        // The runs and crossings first: the levels and the window's extremes
+        // end here, so that they are not held (spilled) through the median.
+        let n = Int32(Classifier.blockScans)
+        _advance(crossing: (abovePeek, abovePop, belowRelease), runs: (abovePeek, abovePop, belowRelease),
+                 scans: n, sample: firstSample, timestampNs: firstTimestampNs)
         // The median where a scan is no longer than a spike (the common
         // rates); the isolated rule (9-10 scans/s) out of line, so that its
         // registers are not saved around it on every quiet block.
@@ -890,14 +927,11 @@ extension Classifier {
             _spikesRejected &+= Classifier._spikesCounted(a(), b(), c(), filtered: filtered,
                                                           size: _parameters.spikeSize)
         }
-        let n = Int32(Classifier.blockScans)
         _older = c()[14]
         _previous = c()[15]
         _lastForce = filtered[15] - _baseline
         if _restSample == lastSample { _restForce = _lastForce }
-        _advance(crossing: (abovePeek, abovePop, belowRelease), runs: (abovePeek, abovePop, belowRelease),
-                 scans: n, sample: firstSample, timestampNs: firstTimestampNs)
-        _trackBaseline(block: filtered, settled: settled)
+        _trackBaseline(block: filtered, settled: settled.bits)
         _fastBlocks &+= 1
         #if DEBUG
         _checkInvariants()
@@ -956,8 +990,9 @@ extension Classifier {
     /// side of every level like a quiet block's; its spikes are counted lane by lane.
     @usableFromInline @inline(never)
     internal mutating func _stepWideBlock(older a: SIMD16<Float>, previous b: SIMD16<Float>, forces c: SIMD16<Float>,
-                                          top: Float, bottom: Float, firstSample: Int64, firstTimestampNs: Int64) -> Bool {
-        _stepBlock(older: { a }, previous: { b }, forces: { c }, top: top, bottom: bottom, countingSpikes: true,
+                                          top: Float, bottom: Float, settled: (bits: UInt32, quietScans: Int32),
+                                          firstSample: Int64, firstTimestampNs: Int64) -> Bool {
+        _stepBlock(older: { a }, previous: { b }, forces: { c }, top: top, bottom: bottom, settled: settled, countingSpikes: true,
                    firstSample: firstSample, firstTimestampNs: firstTimestampNs)
     }
 
