@@ -506,6 +506,8 @@ public struct Classifier: Sendable {
         // settled ones (bit k set: see `_settledBits`; weight 1, the others 0)
         // count, and a block with fewer than four is skipped.
         let whole = bits == Classifier.blockBits
+        let n = Int32(Classifier.blockScans)
+        #if hasFeature(Embedded) && (arch(arm) || arch(riscv32))
         var kept = v
         var count = Float(Classifier.blockScans)
         if bits == 0 {
@@ -513,13 +515,32 @@ public struct Classifier: Sendable {
         } else if !whole {
             (kept, count) = Classifier._settledOnly(v, bits)
         }
-        let n = Int32(Classifier.blockScans)
         guard count >= Classifier.minimumIdleScans && !_suspended else {
             // After a press, smoothing starts afresh from the first idle block.
             _seeded = false
             return
         }
         let mean = _sum16(kept) / count
+        #else
+        // The same, with the whole block's mean summed from `v` itself (no
+        // copy of the block merged with `_settledOnly`'s), the partly settled
+        // block's out of line (`_settledMean`: nil where fewer than four).
+        let mean: Float
+        if whole {
+            guard !_suspended else {
+                _seeded = false
+                return
+            }
+            mean = _sum16(v) / Float(Classifier.blockScans)
+        } else {
+            guard bits != 0, let settledMean = Classifier._settledMean(v, bits), !_suspended else {
+                // After a press, smoothing starts afresh from the first idle block.
+                _seeded = false
+                return
+            }
+            mean = settledMean
+        }
+        #endif
         // The noise: the mean absolute residual about the block's straight-line
         // trend, which a slow ramp or drift inside the block does not inflate.
         let ramp = Classifier.blockRamp
@@ -630,6 +651,17 @@ public struct Classifier: Sendable {
         return (kept, count)
     }
 
+    #if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
+    /// The mean of a partly settled block's settled readings (`_settledOnly`),
+    /// nil where fewer than ``minimumIdleScans`` are settled.
+    @usableFromInline @inline(never)
+    internal static func _settledMean(_ v: SIMD16<Float>, _ bits: UInt32) -> Float? {
+        let (kept, count) = _settledOnly(v, bits)
+        guard count >= Classifier.minimumIdleScans else { return nil }
+        return _sum16(kept) / count
+    }
+    #endif
+
     /// The sum of a block's absolute residuals as far as its last four
     /// lanes (`_sum16`'s first two halvings, the same additions in the same
     /// order); the caller adds those as `_sum16` does and scales by
@@ -702,7 +734,8 @@ public struct Classifier: Sendable {
         let n = Classifier.blockScans
         while i < count {
             // (Where the block path is off, as before: no code for the window below.)
-            if _blockFill == 0 && count - i >= n && (i >= 2 || Classifier.blockPathEnabled) {
+            // (`count &- i`: 0 <= i < count, no overflow check.)
+            if _blockFill == 0 && count &- i >= n && (i >= 2 || Classifier.blockPathEnabled) {
                 // A block may raise up to two events a scan: it waits for a drained ring.
                 if !events.isEmpty { break }
                 #if hasFeature(Embedded) && (arch(arm) || arch(riscv32))
@@ -810,9 +843,11 @@ extension Classifier {
     @inlinable @_transparent
     internal mutating func _stepBlockEntry(older a: () -> SIMD16<Float>, previous b: () -> SIMD16<Float>,
                                            forces c: () -> SIMD16<Float>, extremes window: () -> SIMD8<Float>,
+                                           fillChecked: Bool = false,
                                            firstSample: Int64, firstTimestampNs: Int64) -> Bool {
         guard Classifier.blockPathEnabled else { return false }
-        guard _blockFill == 0 && _history >= 2 && !_suspended && _parameters.spikeRejection && _parameters.baselineEnabled else {
+        // `fillChecked` (a constant): the caller has found `_blockFill` 0.
+        guard (fillChecked || _blockFill == 0) && _history >= 2 && !_suspended && _parameters.spikeRejection && _parameters.baselineEnabled else {
             return false
         }
         // Settled readings as `step` finds them (the block is idle throughout
@@ -838,6 +873,24 @@ extension Classifier {
         }
         return _stepBlock(older: a, previous: b, forces: c, top: top, bottom: bottom, settled: settled,
                           countingSpikes: false, firstSample: firstSample, firstTimestampNs: firstTimestampNs)
+    }
+
+    /// `_advance` over a block whose runs follow its crossings: the locks
+    /// counted down only where one runs (both are 0 on a quiet panel, and
+    /// `max(0, 0 - n)` is 0: the same values).
+    @inlinable @inline(__always)
+    internal mutating func _advanceBlock(crossing c: (peek: Bool, pop: Bool, release: Bool), scans n: Int32,
+                                         sample: Int64, timestampNs: Int64) {
+        _peekCrossing.update(c.peek, sample: sample, timestampNs: timestampNs)
+        _popCrossing.update(c.pop, sample: sample, timestampNs: timestampNs)
+        _releaseCrossing.update(c.release, sample: sample, timestampNs: timestampNs)
+        _peekRun = c.peek ? _peekRun &+ n : 0
+        _popRun = c.pop ? _popRun &+ n : 0
+        _releaseRun = c.release ? _releaseRun &+ n : 0
+        if _pressLock | _releaseLock != 0 {
+            _pressLock = _max(0, _pressLock &- n)
+            _releaseLock = _max(0, _releaseLock &- n)
+        }
     }
 
     /// `_settledBits(busy:peeks: 0)` for a block idle throughout (`busy` 0)
@@ -914,8 +967,8 @@ extension Classifier {
         // The runs and crossings first: the levels and the window's extremes
         // end here, so that they are not held (spilled) through the median.
         let n = Int32(Classifier.blockScans)
-        _advance(crossing: (abovePeek, abovePop, belowRelease), runs: (abovePeek, abovePop, belowRelease),
-                 scans: n, sample: firstSample, timestampNs: firstTimestampNs)
+        _advanceBlock(crossing: (abovePeek, abovePop, belowRelease), scans: n, sample: firstSample,
+                      timestampNs: firstTimestampNs)
         // The median where a scan is no longer than a spike (the common
         // rates); the isolated rule (9-10 scans/s) out of line, so that its
         // registers are not saved around it on every quiet block.
@@ -944,12 +997,13 @@ extension Classifier {
     /// the first, `previous` from the second, `forces` from the third), as
     /// the batch step has them: loaded here, so that the caller neither
     /// loads them nor stores `forces` to the stack for the call.
+    /// - Precondition: `_blockFill` is 0 (the batch step calls it only then).
     @usableFromInline @inline(never)
     internal mutating func _stepBlock(window: UnsafeRawPointer, firstSample: Int64, firstTimestampNs: Int64) -> Bool {
         _stepBlockEntry(older: { window.loadUnaligned(as: SIMD16<Float>.self) },
                         previous: { window.loadUnaligned(fromByteOffset: MemoryLayout<Float>.stride, as: SIMD16<Float>.self) },
                         forces: { window.loadUnaligned(fromByteOffset: 2 &* MemoryLayout<Float>.stride, as: SIMD16<Float>.self) },
-                        extremes: { Classifier._windowExtremes(window: window) },
+                        extremes: { Classifier._windowExtremes(window: window) }, fillChecked: true,
                         firstSample: firstSample, firstTimestampNs: firstTimestampNs)
     }
 
