@@ -850,12 +850,6 @@ extension Classifier {
         guard (fillChecked || _blockFill == 0) && _history >= 2 && !_suspended && _parameters.spikeRejection && _parameters.baselineEnabled else {
             return false
         }
-        // Settled readings as `step` finds them (the block is idle throughout
-        // or busy throughout: nothing below changes the state or the quiet
-        // run), found before the extremes' call, where no vector or level is
-        // live across `_settledBitsPartly`'s; the quiet run stored only where
-        // the block is taken.
-        let settled = _blockSettledBits(busy: _state == .idle ? 0 : Classifier.blockBits)
         // `_maxLane`/`_minLane` of the lane max and min, their last halving
         // here (see `_windowExtremes`): the same comparisons in the same order.
         let extremes = window()
@@ -863,6 +857,12 @@ extension Classifier {
         let lows = _laneMin(extremes.highHalf.lowHalf, extremes.highHalf.highHalf)
         let top = Float._max(highs[0], highs[1])
         let bottom = Float._min(lows[0], lows[1])
+        // Settled readings as `step` finds them (the block is idle throughout
+        // or busy throughout: nothing below changes the state or the quiet
+        // run), found before the levels are, where only the extremes are
+        // live across `_settledBitsPartly`'s call; the quiet run stored only
+        // where the block is taken.
+        let settled = _blockSettledBits(busy: _state == .idle ? 0 : Classifier.blockBits)
         // No spike can be counted where the whole window spans no more than
         // the spike size (a quiet panel). A wider window (a held press with
         // tremor, hum) counts its spikes lane by lane, out of line, so that
@@ -928,6 +928,9 @@ extension Classifier {
         let aboveRelease = low >= _releaseLevel, belowRelease = high < _releaseLevel
         guard abovePeek || belowPeek, abovePop || belowPop, aboveRelease || belowRelease else { return false }
         let lastSample = firstSample &+ Int64(Classifier.blockScans - 1)
+        // Whether the block's last scan is the last at rest: known without
+        // a load where the block is at rest.
+        var restNow = false
         switch _state {
         case .idle:
             guard belowPeek else { return false }
@@ -936,6 +939,7 @@ extension Classifier {
             let atRest = high < _parameters.touchBand
             if atRest {
                 _restSample = lastSample
+                restNow = true
             } else if low < _parameters.touchBand || _riseShapeDue(firstSample: firstSample, lastSample: lastSample) {
                 // Readings on both sides of the touch band (a light touch, a
                 // tail of a release), or a touch above it whose rise's shape
@@ -983,7 +987,7 @@ extension Classifier {
         _older = c()[14]
         _previous = c()[15]
         _lastForce = filtered[15] - _baseline
-        if _restSample == lastSample { _restForce = _lastForce }
+        if restNow || _restSample == lastSample { _restForce = _lastForce }
         _trackBaseline(block: filtered, settled: settled.bits)
         _fastBlocks &+= 1
         #if DEBUG
