@@ -502,24 +502,10 @@ public struct Classifier: Sendable {
     /// path call this with the same block, so they track identically.
     @inlinable
     internal mutating func _trackBaseline(block v: SIMD16<Float>, settled bits: UInt32) {
-        _trackBaseline(block: v, settled: bits, whole: bits == Classifier.blockBits)
-    }
-
-    #if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
-    /// `_trackBaseline` of a block settled throughout (the block step's
-    /// common case): the same, with no settled bits to hold across its calls.
-    @usableFromInline @inline(never)
-    internal mutating func _trackWholeBaseline(block v: SIMD16<Float>) {
-        _trackBaseline(block: v, settled: Classifier.blockBits, whole: true)
-    }
-    #endif
-
-    /// `_trackBaseline`'s body; `whole`: `bits` is ``blockBits``.
-    @inlinable @inline(__always)
-    internal mutating func _trackBaseline(block v: SIMD16<Float>, settled bits: UInt32, whole: Bool) {
         // Readings taken during a press would drag the baseline up: only the
         // settled ones (bit k set: see `_settledBits`; weight 1, the others 0)
         // count, and a block with fewer than four is skipped.
+        let whole = bits == Classifier.blockBits
         let n = Int32(Classifier.blockScans)
         #if hasFeature(Embedded) && (arch(arm) || arch(riscv32))
         var kept = v
@@ -1002,11 +988,7 @@ extension Classifier {
         _previous = c()[15]
         _lastForce = filtered[15] - _baseline
         if restNow || _restSample == lastSample { _restForce = _lastForce }
-        if settled.bits == Classifier.blockBits {
-            _trackWholeBaseline(block: filtered)
-        } else {
-            _trackBaseline(block: filtered, settled: settled.bits)
-        }
+        _trackBaseline(block: filtered, settled: settled.bits)
         _fastBlocks &+= 1
         #if DEBUG
         _checkInvariants()
