@@ -734,8 +734,7 @@ public struct Classifier: Sendable {
         let n = Classifier.blockScans
         while i < count {
             // (Where the block path is off, as before: no code for the window below.)
-            // (`count &- i`: 0 <= i < count, no overflow check.)
-            if _blockFill == 0 && count &- i >= n && (i >= 2 || Classifier.blockPathEnabled) {
+            if _blockFill == 0 && count - i >= n && (i >= 2 || Classifier.blockPathEnabled) {
                 // A block may raise up to two events a scan: it waits for a drained ring.
                 if !events.isEmpty { break }
                 #if hasFeature(Embedded) && (arch(arm) || arch(riscv32))
