@@ -304,13 +304,9 @@ public struct Classifier: Sendable {
             // Idle throughout (so no peek) while the run since the last press
             // settles: the readings from the one the run reaches `s` at, in
             // closed form (not on the microcontrollers, whose image stays as small).
-            let run = _quietScans
-            _quietScans = _min(run &+ Int32(Classifier.blockScans), Classifier.countCeiling)
-            guard s <= Classifier.countCeiling else { return 0 }
-            let first = Int64(s) &- Int64(run) &- 1
-            if first <= 0 { return Classifier.blockBits }
-            if first >= Int64(Classifier.blockScans) { return 0 }
-            return Classifier.blockBits & ~((1 &<< UInt32(truncatingIfNeeded: first)) &- 1)
+            let settling = Classifier._settlingBits(run: _quietScans, settleScans: s)
+            _quietScans = settling.quietScans
+            return settling.bits
         }
         #endif
         var run = _quietScans
@@ -330,6 +326,21 @@ public struct Classifier: Sendable {
         _quietScans = run
         return settled
     }
+
+    #if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
+    /// An idle block while the quiet run `run` settles (`_settledBitsPartly`
+    /// with no busy scan): the settled bits from the one the run reaches
+    /// `settleScans` at, and the run after the block.
+    @inlinable @inline(__always)
+    internal static func _settlingBits(run: Int32, settleScans s: Int32) -> (bits: UInt32, quietScans: Int32) {
+        let quietScans = _min(run &+ Int32(Classifier.blockScans), Classifier.countCeiling)
+        guard s <= Classifier.countCeiling else { return (0, quietScans) }
+        let first = Int64(s) &- Int64(run) &- 1
+        if first <= 0 { return (Classifier.blockBits, quietScans) }
+        if first >= Int64(Classifier.blockScans) { return (0, quietScans) }
+        return (Classifier.blockBits & ~((1 &<< UInt32(truncatingIfNeeded: first)) &- 1), quietScans)
+    }
+    #endif
 
     /// Advances the latency crossings and the debounce runs over `scans`
     /// scans on which each condition holds throughout (one scan on the
@@ -495,6 +506,8 @@ public struct Classifier: Sendable {
         // settled ones (bit k set: see `_settledBits`; weight 1, the others 0)
         // count, and a block with fewer than four is skipped.
         let whole = bits == Classifier.blockBits
+        let n = Int32(Classifier.blockScans)
+        #if hasFeature(Embedded) && (arch(arm) || arch(riscv32))
         var kept = v
         var count = Float(Classifier.blockScans)
         if bits == 0 {
@@ -502,13 +515,32 @@ public struct Classifier: Sendable {
         } else if !whole {
             (kept, count) = Classifier._settledOnly(v, bits)
         }
-        let n = Int32(Classifier.blockScans)
         guard count >= Classifier.minimumIdleScans && !_suspended else {
             // After a press, smoothing starts afresh from the first idle block.
             _seeded = false
             return
         }
         let mean = _sum16(kept) / count
+        #else
+        // The same, with the whole block's mean summed from `v` itself (no
+        // copy of the block merged with `_settledOnly`'s), the partly settled
+        // block's out of line (`_settledMean`: nil where fewer than four).
+        let mean: Float
+        if whole {
+            guard !_suspended else {
+                _seeded = false
+                return
+            }
+            mean = _sum16(v) / Float(Classifier.blockScans)
+        } else {
+            guard bits != 0, let settledMean = Classifier._settledMean(v, bits), !_suspended else {
+                // After a press, smoothing starts afresh from the first idle block.
+                _seeded = false
+                return
+            }
+            mean = settledMean
+        }
+        #endif
         // The noise: the mean absolute residual about the block's straight-line
         // trend, which a slow ramp or drift inside the block does not inflate.
         let ramp = Classifier.blockRamp
@@ -618,6 +650,17 @@ public struct Classifier: Sendable {
         }
         return (kept, count)
     }
+
+    #if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
+    /// The mean of a partly settled block's settled readings (`_settledOnly`),
+    /// nil where fewer than ``minimumIdleScans`` are settled.
+    @usableFromInline @inline(never)
+    internal static func _settledMean(_ v: SIMD16<Float>, _ bits: UInt32) -> Float? {
+        let (kept, count) = _settledOnly(v, bits)
+        guard count >= Classifier.minimumIdleScans else { return nil }
+        return _sum16(kept) / count
+    }
+    #endif
 
     /// The sum of a block's absolute residuals as far as its last four
     /// lanes (`_sum16`'s first two halvings, the same additions in the same
@@ -799,9 +842,11 @@ extension Classifier {
     @inlinable @_transparent
     internal mutating func _stepBlockEntry(older a: () -> SIMD16<Float>, previous b: () -> SIMD16<Float>,
                                            forces c: () -> SIMD16<Float>, extremes window: () -> SIMD8<Float>,
+                                           fillChecked: Bool = false,
                                            firstSample: Int64, firstTimestampNs: Int64) -> Bool {
         guard Classifier.blockPathEnabled else { return false }
-        guard _blockFill == 0 && _history >= 2 && !_suspended && _parameters.spikeRejection && _parameters.baselineEnabled else {
+        // `fillChecked` (a constant): the caller has found `_blockFill` 0.
+        guard (fillChecked || _blockFill == 0) && _history >= 2 && !_suspended && _parameters.spikeRejection && _parameters.baselineEnabled else {
             return false
         }
         // `_maxLane`/`_minLane` of the lane max and min, their last halving
@@ -811,16 +856,58 @@ extension Classifier {
         let lows = _laneMin(extremes.highHalf.lowHalf, extremes.highHalf.highHalf)
         let top = Float._max(highs[0], highs[1])
         let bottom = Float._min(lows[0], lows[1])
+        // Settled readings as `step` finds them (the block is idle throughout
+        // or busy throughout: nothing below changes the state or the quiet
+        // run), found before the levels are, where only the extremes are
+        // live across `_settledBitsPartly`'s call; the quiet run stored only
+        // where the block is taken.
+        let settled = _blockSettledBits(busy: _state == .idle ? 0 : Classifier.blockBits)
         // No spike can be counted where the whole window spans no more than
         // the spike size (a quiet panel). A wider window (a held press with
         // tremor, hum) counts its spikes lane by lane, out of line, so that
         // the quiet block's code stays as it was.
         guard top - bottom <= _parameters.spikeSize else {
-            return _stepWideBlock(older: a(), previous: b(), forces: c(), top: top, bottom: bottom,
+            return _stepWideBlock(older: a(), previous: b(), forces: c(), top: top, bottom: bottom, settled: settled,
                                   firstSample: firstSample, firstTimestampNs: firstTimestampNs)
         }
-        return _stepBlock(older: a, previous: b, forces: c, top: top, bottom: bottom, countingSpikes: false,
-                          firstSample: firstSample, firstTimestampNs: firstTimestampNs)
+        return _stepBlock(older: a, previous: b, forces: c, top: top, bottom: bottom, settled: settled,
+                          countingSpikes: false, firstSample: firstSample, firstTimestampNs: firstTimestampNs)
+    }
+
+    /// `_advance` over a block whose runs follow its crossings: the locks
+    /// counted down only where one runs (both are 0 on a quiet panel, and
+    /// `max(0, 0 - n)` is 0: the same values).
+    @inlinable @inline(__always)
+    internal mutating func _advanceBlock(crossing c: (peek: Bool, pop: Bool, release: Bool), scans n: Int32,
+                                         sample: Int64, timestampNs: Int64) {
+        _peekCrossing.update(c.peek, sample: sample, timestampNs: timestampNs)
+        _popCrossing.update(c.pop, sample: sample, timestampNs: timestampNs)
+        _releaseCrossing.update(c.release, sample: sample, timestampNs: timestampNs)
+        _peekRun = c.peek ? _peekRun &+ n : 0
+        _popRun = c.pop ? _popRun &+ n : 0
+        _releaseRun = c.release ? _releaseRun &+ n : 0
+        if _pressLock | _releaseLock != 0 {
+            _pressLock = _max(0, _pressLock &- n)
+            _releaseLock = _max(0, _releaseLock &- n)
+        }
+    }
+
+    /// `_settledBits(busy:peeks: 0)` for a block idle throughout (`busy` 0)
+    /// or busy throughout, without storing the quiet run: the settled bits
+    /// and the quiet run after the block, which the block step stores only
+    /// where it takes the block.
+    @inlinable @inline(__always)
+    internal func _blockSettledBits(busy: UInt32) -> (bits: UInt32, quietScans: Int32) {
+        if busy == 0 && _quietScans >= _parameters.settleScans &- 1 {
+            return (Classifier.blockBits, _min(_quietScans &+ Int32(Classifier.blockScans), Classifier.countCeiling))
+        }
+        if busy == Classifier.blockBits { return (0, 0) }
+        return Classifier._blockSettlingBits(run: _quietScans, settleScans: _parameters.settleScans)
+    }
+    /// `_settlingBits` out of line: rare (the first blocks after a press).
+    @usableFromInline @inline(never)
+    internal static func _blockSettlingBits(run: Int32, settleScans: Int32) -> (bits: UInt32, quietScans: Int32) {
+        _settlingBits(run: run, settleScans: settleScans)
     }
 
     /// ``stepBlock(older:previous:forces:firstSample:firstTimestampNs:)``
@@ -829,8 +916,8 @@ extension Classifier {
     /// lane by lane, as `step` counts them.
     @inlinable @_transparent
     internal mutating func _stepBlock(older a: () -> SIMD16<Float>, previous b: () -> SIMD16<Float>, forces c: () -> SIMD16<Float>,
-                                      top: Float, bottom: Float, countingSpikes: Bool,
-                                      firstSample: Int64, firstTimestampNs: Int64) -> Bool {
+                                      top: Float, bottom: Float, settled: (bits: UInt32, quietScans: Int32),
+                                      countingSpikes: Bool, firstSample: Int64, firstTimestampNs: Int64) -> Bool {
         let high = top - _baseline, low = bottom - _baseline
         // Every reading on one side of each level: runs and crossings advance in closed form.
         // A swing below the touch band restarts the vibration hold-off: per scan.
@@ -840,6 +927,9 @@ extension Classifier {
         let aboveRelease = low >= _releaseLevel, belowRelease = high < _releaseLevel
         guard abovePeek || belowPeek, abovePop || belowPop, aboveRelease || belowRelease else { return false }
         let lastSample = firstSample &+ Int64(Classifier.blockScans - 1)
+        // Whether the block's last scan is the last at rest: known without
+        // a load where the block is at rest.
+        var restNow = false
         switch _state {
         case .idle:
             guard belowPeek else { return false }
@@ -848,6 +938,7 @@ extension Classifier {
             let atRest = high < _parameters.touchBand
             if atRest {
                 _restSample = lastSample
+                restNow = true
             } else if low < _parameters.touchBand || _riseShapeDue(firstSample: firstSample, lastSample: lastSample) {
                 // Readings on both sides of the touch band (a light touch, a
                 // tail of a release), or a touch above it whose rise's shape
@@ -874,11 +965,13 @@ extension Classifier {
         case .popped:
             guard aboveRelease else { return false }
         }
-        // Settled readings as `step` finds them: the block is idle throughout
-        // or busy throughout. Found before the window is read (nothing below
-        // changes the state or the quiet run), so that no vector lives across
-        // `_settledBitsPartly`'s call.
-        let settled = _settledBits(busy: _state == .idle ? 0 : Classifier.blockBits, peeks: 0)
+        // The settled readings were found on entry (`_blockSettledBits`).
+        _quietScans = settled.quietScans
+        // The runs and crossings first: the levels and the window's extremes
+        // end here, so that they are not held (spilled) through the median.
+        let n = Int32(Classifier.blockScans)
+        _advanceBlock(crossing: (abovePeek, abovePop, belowRelease), scans: n, sample: firstSample,
+                      timestampNs: firstTimestampNs)
         // The median where a scan is no longer than a spike (the common
         // rates); the isolated rule (9-10 scans/s) out of line, so that its
         // registers are not saved around it on every quiet block.
@@ -890,14 +983,11 @@ extension Classifier {
             _spikesRejected &+= Classifier._spikesCounted(a(), b(), c(), filtered: filtered,
                                                           size: _parameters.spikeSize)
         }
-        let n = Int32(Classifier.blockScans)
         _older = c()[14]
         _previous = c()[15]
         _lastForce = filtered[15] - _baseline
-        if _restSample == lastSample { _restForce = _lastForce }
-        _advance(crossing: (abovePeek, abovePop, belowRelease), runs: (abovePeek, abovePop, belowRelease),
-                 scans: n, sample: firstSample, timestampNs: firstTimestampNs)
-        _trackBaseline(block: filtered, settled: settled)
+        if restNow || _restSample == lastSample { _restForce = _lastForce }
+        _trackBaseline(block: filtered, settled: settled.bits)
         _fastBlocks &+= 1
         #if DEBUG
         _checkInvariants()
@@ -910,12 +1000,13 @@ extension Classifier {
     /// the first, `previous` from the second, `forces` from the third), as
     /// the batch step has them: loaded here, so that the caller neither
     /// loads them nor stores `forces` to the stack for the call.
+    /// - Precondition: `_blockFill` is 0 (the batch step calls it only then).
     @usableFromInline @inline(never)
     internal mutating func _stepBlock(window: UnsafeRawPointer, firstSample: Int64, firstTimestampNs: Int64) -> Bool {
         _stepBlockEntry(older: { window.loadUnaligned(as: SIMD16<Float>.self) },
                         previous: { window.loadUnaligned(fromByteOffset: MemoryLayout<Float>.stride, as: SIMD16<Float>.self) },
                         forces: { window.loadUnaligned(fromByteOffset: 2 &* MemoryLayout<Float>.stride, as: SIMD16<Float>.self) },
-                        extremes: { Classifier._windowExtremes(window: window) },
+                        extremes: { Classifier._windowExtremes(window: window) }, fillChecked: true,
                         firstSample: firstSample, firstTimestampNs: firstTimestampNs)
     }
 
@@ -956,8 +1047,9 @@ extension Classifier {
     /// side of every level like a quiet block's; its spikes are counted lane by lane.
     @usableFromInline @inline(never)
     internal mutating func _stepWideBlock(older a: SIMD16<Float>, previous b: SIMD16<Float>, forces c: SIMD16<Float>,
-                                          top: Float, bottom: Float, firstSample: Int64, firstTimestampNs: Int64) -> Bool {
-        _stepBlock(older: { a }, previous: { b }, forces: { c }, top: top, bottom: bottom, countingSpikes: true,
+                                          top: Float, bottom: Float, settled: (bits: UInt32, quietScans: Int32),
+                                          firstSample: Int64, firstTimestampNs: Int64) -> Bool {
+        _stepBlock(older: { a }, previous: { b }, forces: { c }, top: top, bottom: bottom, settled: settled, countingSpikes: true,
                    firstSample: firstSample, firstTimestampNs: firstTimestampNs)
     }
 
