@@ -867,7 +867,7 @@ extension Classifier {
                                            firstSample: Int64, firstTimestampNs: Int64) -> Bool {
         guard Classifier.blockPathEnabled else { return false }
         // `fillChecked` (a constant): the caller has found `_blockFill` 0.
-        guard (fillChecked || _blockFill == 0) && _history >= 2 && !_suspended && _parameters.spikeRejection && _parameters.baselineEnabled else {
+        guard (fillChecked || _blockFill == 0) && _history >= 2 && !_suspended && _parameters.filteredAndTracked else {
             return false
         }
         // `_maxLane`/`_minLane` of the lane max and min, their last halving
