@@ -500,7 +500,14 @@ public struct Classifier: Sendable {
     /// quickly downwards (relaxation after a press), slowly upwards (drift),
     /// never while pressed or touched. Both the per-scan path and the fast
     /// path call this with the same block, so they track identically.
+    /// On hosts inlined into its entries (`_closeBlock`, and the block step's
+    /// `_trackWholeBaseline` and `_trackPartBaseline`); on the microcontrollers
+    /// (no block step) as it was.
+    #if hasFeature(Embedded) && (arch(arm) || arch(riscv32))
     @inlinable
+    #else
+    @inlinable @inline(__always)
+    #endif
     internal mutating func _trackBaseline(block v: SIMD16<Float>, settled bits: UInt32) {
         // Readings taken during a press would drag the baseline up: only the
         // settled ones (bit k set: see `_settledBits`; weight 1, the others 0)
@@ -834,6 +841,20 @@ public struct Classifier: Sendable {
 #if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
 extension Classifier {
 
+    /// `_trackBaseline` of a block settled throughout (the block step's
+    /// common case), `bits` a constant: no settled bits held across the
+    /// tracker's calls and no tests of them.
+    @usableFromInline @inline(never)
+    internal mutating func _trackWholeBaseline(block v: SIMD16<Float>) {
+        _trackBaseline(block: v, settled: Classifier.blockBits)
+    }
+
+    /// `_trackBaseline` of any other block the block step takes.
+    @usableFromInline @inline(never)
+    internal mutating func _trackPartBaseline(block v: SIMD16<Float>, settled bits: UInt32) {
+        _trackBaseline(block: v, settled: bits)
+    }
+
     /// ``stepBlock(older:previous:forces:firstSample:firstTimestampNs:)``'s
     /// body, written once for it and for `_stepBlock(window:firstSample:firstTimestampNs:)`:
     /// the window's readings and extremes as closures, inlined where they
@@ -846,7 +867,7 @@ extension Classifier {
                                            firstSample: Int64, firstTimestampNs: Int64) -> Bool {
         guard Classifier.blockPathEnabled else { return false }
         // `fillChecked` (a constant): the caller has found `_blockFill` 0.
-        guard (fillChecked || _blockFill == 0) && _history >= 2 && !_suspended && _parameters.spikeRejection && _parameters.baselineEnabled else {
+        guard (fillChecked || _blockFill == 0) && _history >= 2 && !_suspended && _parameters.filteredAndTracked else {
             return false
         }
         // `_maxLane`/`_minLane` of the lane max and min, their last halving
@@ -987,7 +1008,11 @@ extension Classifier {
         _previous = c()[15]
         _lastForce = filtered[15] - _baseline
         if restNow || _restSample == lastSample { _restForce = _lastForce }
-        _trackBaseline(block: filtered, settled: settled.bits)
+        if settled.bits == Classifier.blockBits {
+            _trackWholeBaseline(block: filtered)
+        } else {
+            _trackPartBaseline(block: filtered, settled: settled.bits)
+        }
         _fastBlocks &+= 1
         #if DEBUG
         _checkInvariants()

@@ -259,14 +259,19 @@ public struct ClassifierParameters: Equatable, BitwiseCopyable, Sendable {
     /// hosts only: on the 32-bit microcontrollers (no block path) three more
     /// stored fields and their setup grew the firmware image more than the
     /// baseline tracker's loads saved, so there they stay computed.
+    /// And whether both the spike filter and the baseline tracker run
+    /// (``spikeRejection`` and ``baselineEnabled``), which the block path
+    /// needs: one test a block in place of two.
     #if hasFeature(Embedded) && (arch(arm) || arch(riscv32))
     @_alwaysEmitIntoClient public var underTouchBand: Float { -touchBand }
     @_alwaysEmitIntoClient public var spikeSize: Float { peek * Classifier.spikeFraction }
     @_alwaysEmitIntoClient public var touchFloor: Float { touchBand * Classifier.touchFloorFraction }
+    @_alwaysEmitIntoClient public var filteredAndTracked: Bool { spikeRejection && baselineEnabled }
     #else
     public let underTouchBand: Float
     public let spikeSize: Float
     public let touchFloor: Float
+    public let filteredAndTracked: Bool
     #endif
     public let warmupScans: Int32
     /// The fastest drift, newtons per scan.
@@ -343,6 +348,7 @@ public struct ClassifierParameters: Equatable, BitwiseCopyable, Sendable {
         underTouchBand = -touchBand
         spikeSize = settings.peekNewtons * Classifier.spikeFraction
         touchFloor = touchBand * Classifier.touchFloorFraction
+        filteredAndTracked = spikeRejection && baselineEnabled
         #endif
         warmupScans = scans(settings.baseline.warmupMilliseconds)
         driftPerScan = settings.baseline.maximumDriftNewtonsPerSecond / sampleRateHz
