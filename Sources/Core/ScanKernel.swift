@@ -570,28 +570,29 @@ extension _PanelDecoder {
                                   momentsX: &momentsX, momentsY: &momentsY, closeAt: closeAt,
                                   beforeFrom: beforeFrom, beforeTo: beforeTo, afterFrom: afterFrom)
         }
-        var raws = _zeroed(InlineArray<16, Int64>.self)
-        var newtons = _zeroed(InlineArray<16, Float>.self)
         var moved: UInt32 = 0
-        // The channels read in 32-bit lanes: the last raw value at 15, the
-        // column at 16...31, so lanes 15...30 are each scan's predecessor.
+        // The channels read in 32-bit lanes: the last raw value at 0, the
+        // column at 1...16, so lanes 0...15 are each scan's predecessor.
         // Which lanes stayed the same and which are off the rails are
         // gathered over the channels as masks (a compare and an `and` a
         // quarter), made bits once.
-        var lanes = _zeroed(InlineArray<32, Int32>.self)
+        var lanes = _zeroed(InlineArray<17, Int32>.self)
         var sameLanes = SIMDMask<SIMD16<Int32>>(repeating: true)
         var inside = SIMDMask<SIMD4<Int32>>(repeating: true)
         for i in 0..<channels {
             let column: SIMD16<Float>
+            // Zeroed here, not once before the loop: every way below writes
+            // all 16 before reading, and LLVM then drops the zeroing.
+            var newtons = _zeroed(InlineArray<16, Float>.self)
             // Fields read in place: a copy of the decoder is ~15 instructions a channel.
             if decoders[i].lanes32 {
                 let last32 = Int32(truncatingIfNeeded: s.lastRaw[i])
                 let (before, now) = withUnsafeMutableBytes(of: &lanes) { raw in
                     let p = raw.baseAddress!.assumingMemoryBound(to: Int32.self)
-                    p[15] = last32
-                    decoders[i].column32(scans, stride: stride, into: p + 16)
-                    return (raw.loadUnaligned(fromByteOffset: 60, as: SIMD16<Int32>.self),
-                            raw.loadUnaligned(fromByteOffset: 64, as: SIMD16<Int32>.self))
+                    p[0] = last32
+                    decoders[i].column32(scans, stride: stride, into: p + 1)
+                    return (raw.loadUnaligned(fromByteOffset: 0, as: SIMD16<Int32>.self),
+                            raw.loadUnaligned(fromByteOffset: 4, as: SIMD16<Int32>.self))
                 }
                 s.lastRaw[i] = Int64(now[Classifier.blockScans &- 1])
                 sameLanes .&= now .== before
@@ -607,6 +608,7 @@ extension _PanelDecoder {
                 column = withUnsafeBytes(of: newtons) { $0.loadUnaligned(as: SIMD16<Float>.self) }
             } else {
                 let d = decoders[i]
+                var raws = _zeroed(InlineArray<16, Int64>.self)
                 d.column(scans, stride: stride, into: &raws)
                 var previous = s.lastRaw[i]
                 var lowest = raws[0], highest = raws[0]
@@ -853,8 +855,8 @@ internal func _zeroed(_: InlineArray<16, Int64>.Type) -> InlineArray<16, Int64> 
     unsafeBitCast(SIMD16<Int64>(), to: InlineArray<16, Int64>.self)
 }
 @inlinable @inline(__always)
-internal func _zeroed(_: InlineArray<32, Int32>.Type) -> InlineArray<32, Int32> {
-    unsafeBitCast(SIMD32<Int32>(), to: InlineArray<32, Int32>.self)
+internal func _zeroed(_: InlineArray<17, Int32>.Type) -> InlineArray<17, Int32> {
+    unsafeBitCast((SIMD16<Int32>(), Int32(0)), to: InlineArray<17, Int32>.self)
 }
 @inlinable @inline(__always)
 internal func _zeroed(_: InlineArray<16, Float>.Type) -> InlineArray<16, Float> {
