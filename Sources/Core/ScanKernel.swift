@@ -297,6 +297,10 @@ internal struct _PanelDecoder: Sendable {
     @usableFromInline internal var quadRailTop = SIMD4<Int32>()
     @usableFromInline internal var quadZero = SIMD4<Int32>()
     @usableFromInline internal var quadScale = SIMD4<Float>()
+    /// Scan k's offset in a block, `k * scanSize`, made once here: the
+    /// one-channel read's loads took some 25 instructions a block to
+    /// rebuild the multiples of the stride.
+    @usableFromInline internal var scanOffsets = InlineArray<16, Int>(repeating: 0)
     #endif
 
     internal init(layout: ScanLayout, calibration: PanelCalibration, timestampSlot: Int?, positions: CellPositions?) {
@@ -319,6 +323,9 @@ internal struct _PanelDecoder: Sendable {
                 decoders[i].curveLast = first &+ Int32(calibration._curveCount[i]) &- 1
             }
         }
+        #if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
+        for k in 0..<Classifier.blockScans { scanOffsets[k] = k &* layout.scanSize }
+        #endif
         // A little-endian host only: the 16 bytes are read as four native words.
         #if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32))) && _endian(little)
         if channels == 4 && (decoders[0].load == .s24be8 || decoders[0].load == .s32le) {
@@ -476,7 +483,7 @@ extension _PanelDecoder {
                 // (a gap below gapNs - 2^63), for which the gaps are then
                 // counted scan by scan as for any other, exactly.
                 @inline(__always) func load(_ k: Int) -> Int64 {
-                    Int64(littleEndian: (at + k &* stride).loadUnaligned(as: Int64.self))
+                    Int64(littleEndian: (at + scanOffsets[k]).loadUnaligned(as: Int64.self))
                 }
                 let limit = SIMD2<Int64>(repeating: timing.gapNs)
                 var before = SIMD2<Int64>(repeating: last)
@@ -590,7 +597,9 @@ extension _PanelDecoder {
                 let (before, now) = withUnsafeMutableBytes(of: &lanes) { raw in
                     let p = raw.baseAddress!.assumingMemoryBound(to: Int32.self)
                     p[0] = last32
-                    decoders[i].column32(scans, stride: stride, into: p + 1)
+                    withUnsafeMutablePointer(to: &scanOffsets) { offsets in
+                        decoders[i].column32(scans, offsets: UnsafeRawPointer(offsets).assumingMemoryBound(to: Int.self), into: p + 1)
+                    }
                     return (raw.loadUnaligned(fromByteOffset: 0, as: SIMD16<Int32>.self),
                             raw.loadUnaligned(fromByteOffset: 4, as: SIMD16<Int32>.self))
                 }
