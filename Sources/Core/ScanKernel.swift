@@ -588,9 +588,6 @@ extension _PanelDecoder {
         var inside = SIMDMask<SIMD4<Int32>>(repeating: true)
         for i in 0..<channels {
             let column: SIMD16<Float>
-            // Zeroed here, not once before the loop: every way below writes
-            // all 16 before reading, and LLVM then drops the zeroing.
-            var newtons = _zeroed(InlineArray<16, Float>.self)
             // Fields read in place: a copy of the decoder is ~15 instructions a channel.
             if decoders[i].lanes32 {
                 let last32 = Int32(truncatingIfNeeded: s.lastRaw[i])
@@ -613,6 +610,9 @@ extension _PanelDecoder {
                 // Lane by lane as the scan step converts (LLVM makes it `cvtdq2ps`).
                 let offsets = now &- SIMD16(repeating: decoders[i].zero32)
                 let scale = decoders[i].scale
+                // Each way's own newtons, written whole before they are read:
+                // LLVM drops their zeroing (one array for both ways was zeroed before the branch).
+                var newtons = _zeroed(InlineArray<16, Float>.self)
                 for k in 0..<Classifier.blockScans { newtons[k] = Float(offsets[k]) * scale }
                 column = withUnsafeBytes(of: newtons) { $0.loadUnaligned(as: SIMD16<Float>.self) }
             } else {
@@ -630,6 +630,7 @@ extension _PanelDecoder {
                 }
                 s.lastRaw[i] = previous
                 if d.railed(lowest) || d.railed(highest) { return false }
+                var newtons = _zeroed(InlineArray<16, Float>.self)
                 if d.curveFirst >= 0 {
                     for k in 0..<Classifier.blockScans { newtons[k] = _curve(i, raws[k]) }
                 } else if d.line32 {
@@ -646,18 +647,18 @@ extension _PanelDecoder {
             }
             if positions {
                 for k in tail..<Classifier.blockScans {
-                    held.momentsX[k &- tail] += newtons[k] * cellX[i]
-                    held.momentsY[k &- tail] += newtons[k] * cellY[i]
+                    held.momentsX[k &- tail] += column[k] * cellX[i]
+                    held.momentsY[k &- tail] += column[k] * cellY[i]
                 }
                 // The zero block's sums in scan order, as the scan step adds them.
                 var sum = zeroSums[i]
                 var k = beforeFrom
-                while k < beforeTo { sum += newtons[k]; k &+= 1 }
+                while k < beforeTo { sum += column[k]; k &+= 1 }
                 if closeAt >= 0 {
                     held.closedSums[i] = sum
                     sum = 0
                     k = afterFrom
-                    while k < Classifier.blockScans { sum += newtons[k]; k &+= 1 }
+                    while k < Classifier.blockScans { sum += column[k]; k &+= 1 }
                 }
                 zeroSums[i] = sum
             }
