@@ -483,7 +483,9 @@ extension _PanelDecoder {
                 // (a gap below gapNs - 2^63), for which the gaps are then
                 // counted scan by scan as for any other, exactly.
                 @inline(__always) func load(_ k: Int) -> Int64 {
-                    Int64(littleEndian: (at + scanOffsets[k]).loadUnaligned(as: Int64.self))
+                    // The four-channel read keeps the stride's multiples (`quad` is a constant
+                    // at each call site): its loads address stride * 1, 2, 4, 8 directly.
+                    Int64(littleEndian: (at + (quad ? k &* stride : scanOffsets[k])).loadUnaligned(as: Int64.self))
                 }
                 let limit = SIMD2<Int64>(repeating: timing.gapNs)
                 var before = SIMD2<Int64>(repeating: last)
