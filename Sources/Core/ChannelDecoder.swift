@@ -169,35 +169,36 @@ internal struct _ChannelDecoder: BitwiseCopyable, Sendable {
     }
 
     /// ``column(_:stride:into:)`` in 32 bits, for a channel that ``fits32``:
-    /// scan k's raw value into `raws[k]`.
+    /// scan k's raw value, at `offsets[k]` (``_PanelDecoder/scanOffsets``, read
+    /// in place: passed as an array it was copied and the read not inlined), into `raws[k]`.
     @inlinable @inline(__always)
-    internal func column32(_ base: UnsafeRawPointer, stride: Int, into raws: UnsafeMutablePointer<Int32>) {
+    internal func column32(_ base: UnsafeRawPointer, offsets: UnsafePointer<Int>, into raws: UnsafeMutablePointer<Int32>) {
         let p = base + offset
         switch load {
         case .s16le:
-            for k in 0..<16 { raws[k] = Int32(Int16(littleEndian: (p + k &* stride).loadUnaligned(as: Int16.self))) }
+            for k in 0..<16 { raws[k] = Int32(Int16(littleEndian: (p + offsets[k]).loadUnaligned(as: Int16.self))) }
         case .s32le:
-            for k in 0..<16 { raws[k] = Int32(littleEndian: (p + k &* stride).loadUnaligned(as: Int32.self)) }
+            for k in 0..<16 { raws[k] = Int32(littleEndian: (p + offsets[k]).loadUnaligned(as: Int32.self)) }
         case .s24be8:
-            for k in 0..<16 { raws[k] = Int32(bigEndian: (p + k &* stride).loadUnaligned(as: Int32.self)) &>> 8 }
+            for k in 0..<16 { raws[k] = Int32(bigEndian: (p + offsets[k]).loadUnaligned(as: Int32.self)) &>> 8 }
         // The stored words first, then their two shifts on 16 lanes at once.
         case .narrow8:
-            for k in 0..<16 { raws[k] = Int32(bitPattern: UInt32((p + k &* stride).load(as: UInt8.self))) }
+            for k in 0..<16 { raws[k] = Int32(bitPattern: UInt32((p + offsets[k]).load(as: UInt8.self))) }
             narrow32(lanes: raws)
         case .narrow16le:
-            for k in 0..<16 { raws[k] = Int32(bitPattern: UInt32(UInt16(littleEndian: (p + k &* stride).loadUnaligned(as: UInt16.self)))) }
+            for k in 0..<16 { raws[k] = Int32(bitPattern: UInt32(UInt16(littleEndian: (p + offsets[k]).loadUnaligned(as: UInt16.self)))) }
             narrow32(lanes: raws)
         case .narrow16be:
-            for k in 0..<16 { raws[k] = Int32(bitPattern: UInt32(UInt16(bigEndian: (p + k &* stride).loadUnaligned(as: UInt16.self)))) }
+            for k in 0..<16 { raws[k] = Int32(bitPattern: UInt32(UInt16(bigEndian: (p + offsets[k]).loadUnaligned(as: UInt16.self)))) }
             narrow32(lanes: raws)
         case .narrow32le:
-            for k in 0..<16 { raws[k] = Int32(bitPattern: UInt32(littleEndian: (p + k &* stride).loadUnaligned(as: UInt32.self))) }
+            for k in 0..<16 { raws[k] = Int32(bitPattern: UInt32(littleEndian: (p + offsets[k]).loadUnaligned(as: UInt32.self))) }
             narrow32(lanes: raws)
         case .narrow32be:
-            for k in 0..<16 { raws[k] = Int32(bitPattern: UInt32(bigEndian: (p + k &* stride).loadUnaligned(as: UInt32.self))) }
+            for k in 0..<16 { raws[k] = Int32(bitPattern: UInt32(bigEndian: (p + offsets[k]).loadUnaligned(as: UInt32.self))) }
             narrow32(lanes: raws)
         case .wide:
-            for k in 0..<16 { raws[k] = Int32(truncatingIfNeeded: format.decode(p + k &* stride)) }
+            for k in 0..<16 { raws[k] = Int32(truncatingIfNeeded: format.decode(p + offsets[k])) }
         }
     }
 

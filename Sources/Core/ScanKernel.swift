@@ -297,6 +297,10 @@ internal struct _PanelDecoder: Sendable {
     @usableFromInline internal var quadRailTop = SIMD4<Int32>()
     @usableFromInline internal var quadZero = SIMD4<Int32>()
     @usableFromInline internal var quadScale = SIMD4<Float>()
+    /// Scan k's offset in a block, `k * scanSize`, made once here: the
+    /// one-channel read's loads took some 25 instructions a block to
+    /// rebuild the multiples of the stride.
+    @usableFromInline internal var scanOffsets = InlineArray<16, Int>(repeating: 0)
     #endif
 
     internal init(layout: ScanLayout, calibration: PanelCalibration, timestampSlot: Int?, positions: CellPositions?) {
@@ -319,6 +323,9 @@ internal struct _PanelDecoder: Sendable {
                 decoders[i].curveLast = first &+ Int32(calibration._curveCount[i]) &- 1
             }
         }
+        #if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
+        for k in 0..<Classifier.blockScans { scanOffsets[k] = k &* layout.scanSize }
+        #endif
         // A little-endian host only: the 16 bytes are read as four native words.
         #if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32))) && _endian(little)
         if channels == 4 && (decoders[0].load == .s24be8 || decoders[0].load == .s32le) {
@@ -476,7 +483,9 @@ extension _PanelDecoder {
                 // (a gap below gapNs - 2^63), for which the gaps are then
                 // counted scan by scan as for any other, exactly.
                 @inline(__always) func load(_ k: Int) -> Int64 {
-                    Int64(littleEndian: (at + k &* stride).loadUnaligned(as: Int64.self))
+                    // The four-channel read keeps the stride's multiples (`quad` is a constant
+                    // at each call site): its loads address stride * 1, 2, 4, 8 directly.
+                    Int64(littleEndian: (at + (quad ? k &* stride : scanOffsets[k])).loadUnaligned(as: Int64.self))
                 }
                 let limit = SIMD2<Int64>(repeating: timing.gapNs)
                 var before = SIMD2<Int64>(repeating: last)
@@ -570,15 +579,13 @@ extension _PanelDecoder {
                                   momentsX: &momentsX, momentsY: &momentsY, closeAt: closeAt,
                                   beforeFrom: beforeFrom, beforeTo: beforeTo, afterFrom: afterFrom)
         }
-        var raws = _zeroed(InlineArray<16, Int64>.self)
-        var newtons = _zeroed(InlineArray<16, Float>.self)
         var moved: UInt32 = 0
-        // The channels read in 32-bit lanes: the last raw value at 15, the
-        // column at 16...31, so lanes 15...30 are each scan's predecessor.
+        // The channels read in 32-bit lanes: the last raw value at 0, the
+        // column at 1...16, so lanes 0...15 are each scan's predecessor.
         // Which lanes stayed the same and which are off the rails are
         // gathered over the channels as masks (a compare and an `and` a
         // quarter), made bits once.
-        var lanes = _zeroed(InlineArray<32, Int32>.self)
+        var lanes = _zeroed(InlineArray<17, Int32>.self)
         var sameLanes = SIMDMask<SIMD16<Int32>>(repeating: true)
         var inside = SIMDMask<SIMD4<Int32>>(repeating: true)
         for i in 0..<channels {
@@ -588,10 +595,12 @@ extension _PanelDecoder {
                 let last32 = Int32(truncatingIfNeeded: s.lastRaw[i])
                 let (before, now) = withUnsafeMutableBytes(of: &lanes) { raw in
                     let p = raw.baseAddress!.assumingMemoryBound(to: Int32.self)
-                    p[15] = last32
-                    decoders[i].column32(scans, stride: stride, into: p + 16)
-                    return (raw.loadUnaligned(fromByteOffset: 60, as: SIMD16<Int32>.self),
-                            raw.loadUnaligned(fromByteOffset: 64, as: SIMD16<Int32>.self))
+                    p[0] = last32
+                    withUnsafeMutablePointer(to: &scanOffsets) { offsets in
+                        decoders[i].column32(scans, offsets: UnsafeRawPointer(offsets).assumingMemoryBound(to: Int.self), into: p + 1)
+                    }
+                    return (raw.loadUnaligned(fromByteOffset: 0, as: SIMD16<Int32>.self),
+                            raw.loadUnaligned(fromByteOffset: 4, as: SIMD16<Int32>.self))
                 }
                 s.lastRaw[i] = Int64(now[Classifier.blockScans &- 1])
                 sameLanes .&= now .== before
@@ -603,10 +612,14 @@ extension _PanelDecoder {
                 // Lane by lane as the scan step converts (LLVM makes it `cvtdq2ps`).
                 let offsets = now &- SIMD16(repeating: decoders[i].zero32)
                 let scale = decoders[i].scale
+                // Each way's own newtons, written whole before they are read:
+                // LLVM drops their zeroing (one array for both ways was zeroed before the branch).
+                var newtons = _zeroed(InlineArray<16, Float>.self)
                 for k in 0..<Classifier.blockScans { newtons[k] = Float(offsets[k]) * scale }
                 column = withUnsafeBytes(of: newtons) { $0.loadUnaligned(as: SIMD16<Float>.self) }
             } else {
                 let d = decoders[i]
+                var raws = _zeroed(InlineArray<16, Int64>.self)
                 d.column(scans, stride: stride, into: &raws)
                 var previous = s.lastRaw[i]
                 var lowest = raws[0], highest = raws[0]
@@ -619,6 +632,7 @@ extension _PanelDecoder {
                 }
                 s.lastRaw[i] = previous
                 if d.railed(lowest) || d.railed(highest) { return false }
+                var newtons = _zeroed(InlineArray<16, Float>.self)
                 if d.curveFirst >= 0 {
                     for k in 0..<Classifier.blockScans { newtons[k] = _curve(i, raws[k]) }
                 } else if d.line32 {
@@ -635,18 +649,18 @@ extension _PanelDecoder {
             }
             if positions {
                 for k in tail..<Classifier.blockScans {
-                    held.momentsX[k &- tail] += newtons[k] * cellX[i]
-                    held.momentsY[k &- tail] += newtons[k] * cellY[i]
+                    held.momentsX[k &- tail] += column[k] * cellX[i]
+                    held.momentsY[k &- tail] += column[k] * cellY[i]
                 }
                 // The zero block's sums in scan order, as the scan step adds them.
                 var sum = zeroSums[i]
                 var k = beforeFrom
-                while k < beforeTo { sum += newtons[k]; k &+= 1 }
+                while k < beforeTo { sum += column[k]; k &+= 1 }
                 if closeAt >= 0 {
                     held.closedSums[i] = sum
                     sum = 0
                     k = afterFrom
-                    while k < Classifier.blockScans { sum += newtons[k]; k &+= 1 }
+                    while k < Classifier.blockScans { sum += column[k]; k &+= 1 }
                 }
                 zeroSums[i] = sum
             }
@@ -853,8 +867,8 @@ internal func _zeroed(_: InlineArray<16, Int64>.Type) -> InlineArray<16, Int64> 
     unsafeBitCast(SIMD16<Int64>(), to: InlineArray<16, Int64>.self)
 }
 @inlinable @inline(__always)
-internal func _zeroed(_: InlineArray<32, Int32>.Type) -> InlineArray<32, Int32> {
-    unsafeBitCast(SIMD32<Int32>(), to: InlineArray<32, Int32>.self)
+internal func _zeroed(_: InlineArray<17, Int32>.Type) -> InlineArray<17, Int32> {
+    unsafeBitCast((SIMD16<Int32>(), Int32(0)), to: InlineArray<17, Int32>.self)
 }
 @inlinable @inline(__always)
 internal func _zeroed(_: InlineArray<16, Float>.Type) -> InlineArray<16, Float> {

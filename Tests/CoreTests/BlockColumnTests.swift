@@ -23,7 +23,8 @@ struct BlockColumnTests {
                 if round == 1 { for k in 0..<bytes.count { bytes[k] = 0x80 } }
                 bytes.withUnsafeBytes { raw in
                     var column = [Int32](repeating: 0, count: 16)
-                    column.withUnsafeMutableBufferPointer { decoder.column32(raw.baseAddress!, stride: stride, into: $0.baseAddress!) }
+                    let offsets = (0..<16).map { $0 * stride }
+                    column.withUnsafeMutableBufferPointer { decoder.column32(raw.baseAddress!, offsets: offsets, into: $0.baseAddress!) }
                     for k in 0..<16 {
                         let expected = format.decode(raw.baseAddress! + k * stride + 3)
                         #expect(Int64(column[k]) == expected, "\(format.text), scan \(k): \(column[k]) != \(expected)")
