@@ -6,7 +6,11 @@
 # device), one under `forcestage run`, one under `iio_readdev -b 4`; after a
 # settling time both processes' utime+stime (/proc/PID/stat) are read at the
 # start and the end of one window, so the shared machine's load falls on both
-# alike. Also prints each process's thread count (/proc/PID/status).
+# alike; so is each one's scheduler time in nanoseconds (/proc/PID/task/*/schedstat,
+# summed over its threads), which 10 ms ticks resolve only over long windows.
+# Also prints each process's thread count (/proc/PID/status). Each process is
+# found among its own emulator's descendants by executable, so other emulators
+# and readers running on a shared machine are never measured.
 # Needs root (the emulator) and iio_readdev (bash hardware/setup.sh).
 #
 #   bash hardware/service-cpu.sh [BINARY] [SECONDS]   # default .build/release/forcestage, 20 s
@@ -30,34 +34,40 @@ pids+=($!)
 "$bin" emulate --sensor ads1115 "$work/fsr.json" -- iio_readdev -u local: -b 4 ads1015 >/dev/null 2>"$work/readdev.err" &
 pids+=($!)
 
-# The process whose command line starts with $1 (not the emulator, whose arguments contain it).
+# The process among this run's own emulator ($1: its pid) whose executable is named $2: other
+# emulators and readers on a shared machine (another run of this script) are never picked.
+descendants() { local p; for p in $(ps -o pid= --ppid "$1"); do echo "$p"; descendants "$p"; done; }
 find_pid() {
-    local pid=""
+    local p
     for _ in $(seq 50); do
-        pid=$(ps -eo pid=,args= | awk -v p="$1" '{id = $1; $1 = ""; sub(/^ +/, ""); if (index($0, p) == 1) {print id; exit}}')
-        [ -n "$pid" ] && { echo "$pid"; return 0; }
+        for p in $(descendants "$1"); do
+            [ "$(basename "$(readlink "/proc/$p/exe" 2>/dev/null)")" = "$2" ] && { echo "$p"; return 0; }
+        done
         sleep 0.2
     done
     return 1
 }
 sleep 5
 # `run` execs forcestage-service when it is beside the binary: match either program.
-service=$(find_pid "$(dirname "$bin")/forcestage-service" || find_pid "$bin run --calibration") \
+service=$(find_pid "${pids[0]}" forcestage-service || find_pid "${pids[0]}" "$(basename "$bin")") \
     || { echo "service-cpu.sh: the service did not start" >&2; cat "$work/run.err" >&2; exit 2; }
-readdev=$(find_pid "$(command -v iio_readdev) -u local:") \
+readdev=$(find_pid "${pids[1]}" iio_readdev) \
     || { echo "service-cpu.sh: iio_readdev did not start" >&2; cat "$work/readdev.err" >&2; exit 2; }
 echo "measuring pid $service ($(readlink "/proc/$service/exe")): $(tr '\0' ' ' <"/proc/$service/cmdline" | cut -c1-100)"
 echo "measuring pid $readdev ($(readlink "/proc/$readdev/exe")): $(tr '\0' ' ' <"/proc/$readdev/cmdline" | cut -c1-100)"
 ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
-s0=$(ticks "$service"); r0=$(ticks "$readdev"); w0=$(date +%s.%N)
+# Nanoseconds on a CPU, summed over the threads (the scheduler's own count, not 10 ms ticks).
+ns() { cat /proc/"$1"/task/*/schedstat | awk '{t += $1} END {printf "%d", t}'; }
+s0=$(ticks "$service"); r0=$(ticks "$readdev"); sn0=$(ns "$service"); rn0=$(ns "$readdev"); w0=$(date +%s.%N)
 sleep "$seconds"
-s1=$(ticks "$service"); r1=$(ticks "$readdev"); w1=$(date +%s.%N)
+s1=$(ticks "$service"); r1=$(ticks "$readdev"); sn1=$(ns "$service"); rn1=$(ns "$readdev"); w1=$(date +%s.%N)
 hz=$(getconf CLK_TCK)
 threads() { awk '/^Threads/ {print $2}' "/proc/$1/status"; }
-python3 - "$s0" "$s1" "$r0" "$r1" "$w0" "$w1" "$hz" "$(threads "$service")" "$(threads "$readdev")" "$seconds" <<'PY'
+python3 - "$s0" "$s1" "$r0" "$r1" "$w0" "$w1" "$hz" "$(threads "$service")" "$(threads "$readdev")" "$seconds" "$sn0" "$sn1" "$rn0" "$rn1" <<'PY'
 import sys
 s0, s1, r0, r1, w0, w1, hz = map(float, sys.argv[1:8])
 st, rt, window = sys.argv[8], sys.argv[9], sys.argv[10]
+sn0, sn1, rn0, rn1 = map(int, sys.argv[11:15])
 wall = w1 - w0
 service, readdev = (s1 - s0) / hz, (r1 - r0) / hz
 print(f"same {wall:.1f} s window, 860 scans/s each (CPU = utime+stime over wall, {1 / hz * 1000:.0f} ms ticks):")
@@ -67,4 +77,7 @@ if readdev > 0:
     print(f"  service / iio_readdev: {service / readdev:.2f}x (issue 17's goal: <= 1.5x)")
 else:
     print("  iio_readdev used under one tick: no ratio (try more SECONDS)")
+sn, rn = (sn1 - sn0) / 1e9, (rn1 - rn0) / 1e9
+print(f"same window, scheduler time (/proc/PID/task/*/schedstat, ns): service {sn:.3f} s ({sn / wall * 100:.2f} %),"
+      f" iio_readdev {rn:.3f} s ({rn / wall * 100:.2f} %)" + (f", {sn / rn:.2f}x" if rn > 0 else ""))
 PY

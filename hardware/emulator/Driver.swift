@@ -124,6 +124,11 @@ public final class Driver: @unchecked Sendable {
         }
         let scanSize = layout.scanSize
         let perWrite = max(1, 4096 / scanSize)
+        // The kernel wakes a poller only once `buffer/watermark` scans are in the buffer
+        // (`iio_buffer_poll`): the driver writes scans in groups of the watermark, each when its
+        // last scan is due, so a FIFO's reader wakes when the kernel's would. A group stays one
+        // atomic pipe write (at most 4096 bytes), which caps it at `perWrite` scans.
+        let watermark = min(device.watermark, perWrite)
         let clock = device.timestampClock
         let rate = device.sampleRateHz * (options.speed ?? 1)
         let periodNs = 1e9 / rate
@@ -153,21 +158,28 @@ public final class Driver: @unchecked Sendable {
                     Self.sleep(ms: 1)
                     continue
                 }
-                // How many scans are due (paced) or fit (as fast as possible).
+                // The next group: `watermark` scans, fewer only where the stream stops short of
+                // one (the recording's end, a vanish), which the driver hands over rather than keep.
+                var group = min(watermark, total - position)
+                if let vanishScan, !vanishDone { group = max(1, min(group, vanishScan - position)) }
+                // How many scans are due (paced) or fit (as fast as possible): whole groups, at least one.
                 var count: Int
                 if options.speed == nil {
-                    count = min(perWrite, total - position)
+                    count = max(group, min(perWrite, total - position) / watermark * watermark)
                 } else {
-                    let dueNs = anchorNs + Int64(Double(position) * periodNs)
+                    let dueNs = anchorNs + Int64(Double(position + group - 1) * periodNs)
                     if dueNs > now {
                         Self.sleep(untilMonotonic: min(dueNs, now + 2_000_000))
                         continue
                     }
                     let due = Int(Double(now - anchorNs) / periodNs) + 1
-                    count = max(1, min(perWrite, due - position, total - position))
+                    count = max(group, min(perWrite, due - position, total - position) / watermark * watermark)
                 }
                 if let vanishScan, !vanishDone { count = max(1, min(count, vanishScan - position)) }
+                // Restamped, the write's last scan carries the write time and each earlier one a
+                // period less (paced), as the kernel stamps each scan when it is taken.
                 let stamp = options.restamp ? clockNanoseconds(clock) : 0
+                let stampStepNs = options.speed == nil ? 0 : Int64(periodNs)
                 out.withUnsafeMutableBytes { dst in
                     for k in 0..<count {
                         let src = scans.baseAddress! + (position + k) * source.scanSize
@@ -175,7 +187,7 @@ public final class Driver: @unchecked Sendable {
                         memset(d, 0, scanSize)
                         for c in copies {
                             if c.isTimestamp && options.restamp {
-                                c.format.encode(stamp, to: d + c.to)
+                                c.format.encode(stamp - Int64(count - 1 - k) * stampStepNs, to: d + c.to)
                             } else if let from = c.from {
                                 memcpy(d + c.to, src + from, c.bytes)
                             } else if c.isTimestamp {

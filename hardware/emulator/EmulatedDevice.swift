@@ -116,6 +116,17 @@ public struct EmulatedDevice: Sendable {
     /// Whether `buffer/enable` reads 1.
     public var isEnabled: Bool { read("buffer/enable") == "1" }
 
+    /// The watermark a reader set in `buffer/watermark`, as the kernel holds it: at least 1 (its
+    /// default, `iio_buffer_init`) and at most `buffer/length` (`length_store` lowers it to the
+    /// length). The kernel refuses other writes and keeps the value it had; text that does not
+    /// parse here counts as that default. Read once at `buffer/enable`: the kernel refuses a
+    /// change while the buffer is enabled.
+    public var watermark: Int {
+        guard let text = read("buffer/watermark"), let value = Int(text), value >= 1 else { return 1 }
+        guard let lengthText = read("buffer/length"), let length = Int(lengthText), length >= 1 else { return value }
+        return min(value, length)
+    }
+
     /// The scan elements whose `*_en` reads 1, in scan index order.
     public func enabledElements() -> [(id: String, index: Int, format: ChannelFormat)] {
         scanElements.filter { read("scan_elements/in_\($0.id)_en") == "1" }.sorted { $0.index < $1.index }
