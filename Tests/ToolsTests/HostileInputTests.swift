@@ -223,6 +223,68 @@ struct HostileInputTests {
         #expect(throws: JSONParseError.self) { try JSON.parse(Array("{\"a\": {\"b\": 1, \"b\": 1}}".utf8)) }
     }
 
+    @Test("A FIFO named as any input file is refused at once as not a regular file, never waited on")
+    func fifoInputs() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let demo = repositoryRoot.appendingPathComponent("hardware/recordings/demo-hx711.json").path
+        let fifo = dir.appendingPathComponent("fifo.json").path, fifoProfile = dir.appendingPathComponent("fifo.toml").path
+        // A recording whose metadata is real and whose raw scans are a FIFO.
+        let stem = try demoCopy(in: dir, name: "scans") { $0 }
+        let scans = dir.appendingPathComponent("scans.iio").path
+        try FileManager.default.removeItem(atPath: scans)
+        for path in [fifo, fifoProfile, scans] { #expect(mkfifo(path, 0o600) == 0, "mkfifo \(path)") }
+        let cases: [([String], String)] = [
+            (["replay", fifo], fifo), (["evaluate", fifo], fifo), (["replay", stem.path], scans),
+            (["replay", "--profile", fifoProfile, demo], fifoProfile), (["replay", "--calibration", fifo, demo], fifo),
+        ]
+        for (args, named) in cases {
+            let r = try forcestageBounded(args, seconds: 20)
+            expectCleanRefusal(r, mentions: [named, "not a regular file"], code: 2)
+            #expect(r.stderr.split(separator: "\n").count == 1, "\(args): \(r.stderr)")
+        }
+        // `profile check` names each file that does not validate on a line of its own, then sums up.
+        let check = try forcestageBounded(["profile", "check", fifoProfile], seconds: 20)
+        #expect(!check.timedOut && check.signal == 0 && check.status == 2, "exit \(check.status): \(check.stderr)")
+        #expect(check.stderr.hasPrefix("\(fifoProfile): the profile is not a regular file"), "\(check.stderr)")
+    }
+
+    @Test("--uri xml: naming a FIFO, a directory or no file is a usage error of one line, never a wait or libxml2's noise")
+    func xmlContextFiles() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let demo = repositoryRoot.appendingPathComponent("hardware/recordings/demo-hx711.json").path
+        let fifo = dir.appendingPathComponent("context.xml").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let missing = dir.appendingPathComponent("missing.xml").path
+        for (file, problem) in [(fifo, "not a regular file"), (dir.path, "not a regular file"), (missing, "No such file or directory")] {
+            for args in [["run", "--uri", "xml:\(file)", "--calibration", demo],
+                         ["record", "--uri", "xml:\(file)", "--rate", "80", "-o", dir.appendingPathComponent("r.json").path],
+                         ["profile", "which", "--uri", "xml:\(file)"]] {
+                let r = try forcestageBounded(args, seconds: 20)
+                expectCleanRefusal(r, mentions: ["xml:\(file)", problem], code: 64)
+                #expect(r.stderr.split(separator: "\n").count == 1, "\(args): \(r.stderr)")
+            }
+        }
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("r.json").path))
+    }
+
+    @Test("A recording written over a directory is refused before either half is written; an older STEM.iio is kept")
+    func recordingOverDirectory() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let target = dir.appendingPathComponent("take.json")
+        try FileManager.default.createDirectory(at: target, withIntermediateDirectories: false)
+        let old = dir.appendingPathComponent("take.iio")
+        try Data("older scans".utf8).write(to: old)
+        let r = try forcestageBounded(["synth", "--panel", "hx711-80", "--seed", "1", "--duration", "5", "-o", target.path])
+        expectCleanRefusal(r, mentions: [target.path, "directory"], code: 1)
+        #expect(r.stderr.split(separator: "\n").count == 1, "\(r.stderr)")
+        #expect(try Data(contentsOf: old) == Data("older scans".utf8), "the older raw scans were replaced")
+        let left = try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted()
+        #expect(left == ["take.iio", "take.json"], "left behind: \(left)")
+    }
+
     @Test("An event's force is always printed as a finite number, never null")
     func finiteForce() {
         for f in [Float.infinity, -Float.infinity, Float.nan, Float.greatestFiniteMagnitude, 1e30] {
