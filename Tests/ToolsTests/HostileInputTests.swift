@@ -370,6 +370,25 @@ struct HostileProfileTests {
 
 @Suite("Error style and exit statuses")
 struct ErrorStyleTests {
+    @Test("Control bytes a file carries into an error line are shown escaped: one line, nothing for the terminal to obey")
+    func controlBytesEscaped() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // ESC [2J clears the screen, ESC ] 0; sets the window title, LF would start a forged line.
+        let json = try demoCopy(in: dir) {
+            $0.replacingOccurrences(of: "\"le:u24/32>>0\"", with: "\"le:u24/32>>0\\u001b[2J\\nforcestage replay: all is well\\u001b]0;title\\u0007\"")
+        }
+        let r = try forcestageBounded(["replay", json.path])
+        expectCleanRefusal(r, mentions: ["channels[0].format", "\\u{1B}[2J"], code: 2)
+        #expect(r.stderr.split(separator: "\n").count == 1, "\(r.stderr)")
+        #expect(!r.stderr.utf8.contains(0x1B) && !r.stderr.utf8.contains(0x07), "\(r.stderr)")
+        let toml = dir.appendingPathComponent("p.toml")
+        try "schema = 1\n[levels]\npeek_newtons = 1\npop_newtons = 2\n\"\\u001b[31mkey\\u000a\" = 3\n".write(to: toml, atomically: false, encoding: .utf8)
+        let check = try forcestageBounded(["profile", "check", toml.path])
+        #expect(check.status == 2 && check.stderr.contains("\\u{1B}[31mkey\\u{0A}"), "\(check.stderr)")
+        #expect(!check.stderr.utf8.contains(0x1B) && check.stderr.split(separator: "\n").count == 2, "\(check.stderr)")
+    }
+
     @Test("Usage, bad input and help: one prefixed line and the documented status")
     func statuses() throws {
         let demo = repositoryRoot.appendingPathComponent("hardware/recordings/demo-hx711.json").path
