@@ -269,6 +269,20 @@ struct HostileInputTests {
         #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("r.json").path))
     }
 
+    @Test("plot --from/--to past a recording's end is a usage error naming its length, and writes nothing")
+    func plotRangePastTheEnd() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let demo = repositoryRoot.appendingPathComponent("hardware/recordings/demo-hx711.json").path
+        let svg = dir.appendingPathComponent("p.svg").path
+        for range in [["--from", "100"], ["--from", "29.99", "--to", "31"]] {
+            let r = try forcestageBounded(["plot", demo, "-o", svg] + range)
+            expectCleanRefusal(r, mentions: ["--from/--to", "demo-hx711.json", "scans at 80/s"], code: 64)
+            #expect(r.stderr.split(separator: "\n").count == 1, "\(r.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: svg))
+        }
+    }
+
     @Test("A recording written over a directory is refused before either half is written; an older STEM.iio is kept")
     func recordingOverDirectory() throws {
         let dir = try temporaryDirectory()
