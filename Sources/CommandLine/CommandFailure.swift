@@ -17,7 +17,7 @@ import Glibc
 /// program's `main()`.
 public func runCommandLine<Root: ParsableCommand>(_ root: Root.Type) -> Never {
     let program = Root.configuration.commandName ?? "forcestage"
-    let arguments = Array(CommandLine.arguments.dropFirst())
+    var arguments = Array(CommandLine.arguments.dropFirst())
     // The subcommand path as typed (`profile which`), for messages.
     var named: [String] = []
     var current: any ParsableCommand.Type = Root.self
@@ -29,7 +29,7 @@ public func runCommandLine<Root: ParsableCommand>(_ root: Root.Type) -> Never {
     let who = ([program] + named).joined(separator: " ")
     var command: any ParsableCommand
     do {
-        command = try Root.parseAsRoot(arguments)
+        command = try parseTakingNegativeValues(Root.self, &arguments)
     } catch {
         let code = Root.exitCode(for: error)
         guard code != .success else { Root.exit(withError: error) }  // --help, --version
@@ -56,4 +56,34 @@ public func runCommandLine<Root: ParsableCommand>(_ root: Root.Type) -> Never {
         exit(ExitStatus.internalError.rawValue)
     }
     exit(0)
+}
+
+/// Whether `word` is a negative number as an option's value may be written
+/// (`-5`, `-0.5`, `-1e3`, `-inf`, or `-5:10` for `--trace`: a dash and a digit),
+/// which ArgumentParser takes for an option.
+public func isNegativeNumber(_ word: String) -> Bool {
+    word.count > 1 && word.count <= 64 && word.hasPrefix("-")
+        && (Double(word) != nil || word.dropFirst().first.map { $0.isASCII && ($0.isNumber || $0 == ".") } == true)
+}
+
+/// `Root.parseAsRoot(arguments)`, except that an option given a negative
+/// number (`--from -1`) gets it as its value, as `--from=-1` would, so the
+/// option's own check refuses it by its range instead of ArgumentParser's
+/// "Missing value". Words after `--` are left alone.
+private func parseTakingNegativeValues<Root: ParsableCommand>(_ root: Root.Type, _ arguments: inout [String]) throws -> any ParsableCommand {
+    for _ in 0...arguments.count {
+        do {
+            return try Root.parseAsRoot(arguments)
+        } catch {
+            let message = Root.message(for: error)
+            let end = arguments.firstIndex(of: "--") ?? arguments.endIndex
+            guard let i = arguments[..<end].indices.first(where: { i in
+                      i + 1 < end && isNegativeNumber(arguments[i + 1]) && arguments[i].hasPrefix("--")
+                          && !arguments[i].contains("=") && message.contains("Missing value for '\(arguments[i]) ")
+                  }) else { throw error }
+            arguments[i] += "=" + arguments[i + 1]
+            arguments.remove(at: i + 1)
+        }
+    }
+    return try Root.parseAsRoot(arguments)
 }

@@ -283,6 +283,28 @@ struct HostileInputTests {
         }
     }
 
+    @Test("A negative number after an option is that option's value, refused by its range, not 'Missing value'", arguments: [
+        (["plot", "DEMO", "--from", "-1", "-o", "OUT.svg"], "--from must be a number from 0"),
+        (["synth", "--panel", "hx711-80", "--seed", "-1", "--duration", "5", "-o", "OUT.json"], "'-1' is invalid for '--seed"),
+        (["synth", "--panel", "hx711-80", "--seed", "1", "--duration", "-5", "-o", "OUT.json"], "--duration must be above zero seconds, got -5"),
+        (["calibrate", "--from-recording", "DEMO", "--mass", "-500", "-o", "OUT.toml"], "--mass must be above zero grams, got -500"),
+        (["replay", "--trace", "-5:10", "DEMO"], "--trace takes FROM:TO scan indices, 0 <= FROM <= TO"),
+        (["run", "--budget-ms", "-5"], "--budget-ms must be above 0"),
+        (["run", "--rate", "-1e3"], "--rate must be a number from 0.01"),
+        (["status", "--socket", "/nonexistent/s", "--timeout", "-inf"], "--timeout must be 0.1 to 600"),
+    ])
+    func negativeValues(args: [String], message: String) throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let demo = repositoryRoot.appendingPathComponent("hardware/recordings/demo-hx711.json").path
+        let out = dir.appendingPathComponent("out").path
+        let argv = args.map { $0.replacingOccurrences(of: "DEMO", with: demo).replacingOccurrences(of: "OUT", with: out) }
+        let r = try forcestageBounded(argv)
+        expectCleanRefusal(r, mentions: [message], code: 64)
+        #expect(!r.stderr.contains("Missing value"), "\(r.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty)
+    }
+
     @Test("A recording written over a directory is refused before either half is written; an older STEM.iio is kept")
     func recordingOverDirectory() throws {
         let dir = try temporaryDirectory()
