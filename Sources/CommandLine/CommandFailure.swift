@@ -58,14 +58,6 @@ public func runCommandLine<Root: ParsableCommand>(_ root: Root.Type) -> Never {
     exit(0)
 }
 
-/// Whether `word` is a negative number as an option's value may be written
-/// (`-5`, `-0.5`, `-1e3`, `-inf`, or `-5:10` for `--trace`: a dash and a digit),
-/// which ArgumentParser takes for an option.
-public func isNegativeNumber(_ word: String) -> Bool {
-    word.count > 1 && word.count <= 64 && word.hasPrefix("-")
-        && (Double(word) != nil || word.dropFirst().first.map { $0.isASCII && ($0.isNumber || $0 == ".") } == true)
-}
-
 /// `Root.parseAsRoot(arguments)`, except that an option given a negative
 /// number (`--from -1`) gets it as its value, as `--from=-1` would, so the
 /// option's own check refuses it by its range instead of ArgumentParser's
@@ -78,7 +70,7 @@ private func parseTakingNegativeValues<Root: ParsableCommand>(_ root: Root.Type,
             let message = Root.message(for: error)
             let end = arguments.firstIndex(of: "--") ?? arguments.endIndex
             guard let i = arguments[..<end].indices.first(where: { i in
-                      i + 1 < end && isNegativeNumber(arguments[i + 1]) && arguments[i].hasPrefix("--")
+                      i + 1 < end && OptionBounds.isNegativeValue(arguments[i + 1]) && arguments[i].hasPrefix("--")
                           && !arguments[i].contains("=") && message.contains("Missing value for '\(arguments[i]) ")
                   }) else { throw error }
             arguments[i] += "=" + arguments[i + 1]

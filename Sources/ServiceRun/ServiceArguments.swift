@@ -92,12 +92,6 @@ public enum ServiceArguments {
     /// A word that names an option rather than a value (`-` alone is a value).
     private static func isOption(_ word: String) -> Bool { word.hasPrefix("-") && word != "-" }
 
-    /// `-5`, `-0.5`, `-1e3`, `-inf`, `-5:10` (a dash and a digit): a value, not an option (as forcestage's runCommandLine reads it).
-    private static func isNegativeNumber(_ word: String) -> Bool {
-        word.count > 1 && word.count <= 64 && word.hasPrefix("-")
-            && (Double(word) != nil || word.dropFirst().first.map { $0.isASCII && ($0.isNumber || $0 == ".") } == true)
-    }
-
     private static func unexpected(_ words: [String]) -> String {
         words.count == 1 ? "Unexpected argument '\(words[0])'" : "\(words.count) unexpected arguments: '\(words.joined(separator: "', '"))'"
     }
@@ -158,7 +152,7 @@ public enum ServiceArguments {
                 value = ""
             } else if let attached {
                 value = attached
-            } else if !word.contains("="), i < arguments.count, !isOption(arguments[i]) || isNegativeNumber(arguments[i]) {
+            } else if !word.contains("="), i < arguments.count, !isOption(arguments[i]) || OptionBounds.isNegativeValue(arguments[i]) {
                 // A negative number is the option's value, as forcestage's runCommandLine takes it.
                 value = arguments[i]
                 i += 1
