@@ -394,6 +394,19 @@ struct HostileProfileTests {
         }
     }
 
+    @Test("A profile saved with a byte-order mark is refused saying so, not as a missing key")
+    func byteOrderMark() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let url = dir.appendingPathComponent("p.toml")
+        try Data([0xEF, 0xBB, 0xBF] + Array(Self.profile("").utf8)).write(to: url)
+        let r = try forcestageBounded(["profile", "check", url.path])
+        #expect(!r.timedOut && r.signal == 0 && r.status == 2, "exit \(r.status): \(r.stderr)")
+        #expect(r.stderr.hasPrefix("\(url.path):1: starts with a byte-order mark"), "\(r.stderr)")
+        try Data(Self.profile("").utf8).write(to: url)
+        #expect(try forcestageBounded(["profile", "check", url.path]).status == 0, "the same profile without the mark validates")
+    }
+
     @Test("A profile over the size limit is refused before parsing")
     func hugeProfile() throws {
         let dir = try temporaryDirectory()
