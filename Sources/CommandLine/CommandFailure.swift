@@ -17,7 +17,7 @@ import Glibc
 /// program's `main()`.
 public func runCommandLine<Root: ParsableCommand>(_ root: Root.Type) -> Never {
     let program = Root.configuration.commandName ?? "forcestage"
-    let arguments = Array(CommandLine.arguments.dropFirst())
+    var arguments = Array(CommandLine.arguments.dropFirst())
     // The subcommand path as typed (`profile which`), for messages.
     var named: [String] = []
     var current: any ParsableCommand.Type = Root.self
@@ -29,7 +29,7 @@ public func runCommandLine<Root: ParsableCommand>(_ root: Root.Type) -> Never {
     let who = ([program] + named).joined(separator: " ")
     var command: any ParsableCommand
     do {
-        command = try Root.parseAsRoot(arguments)
+        command = try parseTakingNegativeValues(Root.self, &arguments)
     } catch {
         let code = Root.exitCode(for: error)
         guard code != .success else { Root.exit(withError: error) }  // --help, --version
@@ -56,4 +56,26 @@ public func runCommandLine<Root: ParsableCommand>(_ root: Root.Type) -> Never {
         exit(ExitStatus.internalError.rawValue)
     }
     exit(0)
+}
+
+/// `Root.parseAsRoot(arguments)`, except that an option given a negative
+/// number (`--from -1`) gets it as its value, as `--from=-1` would, so the
+/// option's own check refuses it by its range instead of ArgumentParser's
+/// "Missing value". Words after `--` are left alone.
+private func parseTakingNegativeValues<Root: ParsableCommand>(_ root: Root.Type, _ arguments: inout [String]) throws -> any ParsableCommand {
+    for _ in 0...arguments.count {
+        do {
+            return try Root.parseAsRoot(arguments)
+        } catch {
+            let message = Root.message(for: error)
+            let end = arguments.firstIndex(of: "--") ?? arguments.endIndex
+            guard let i = arguments[..<end].indices.first(where: { i in
+                      i + 1 < end && OptionBounds.isNegativeValue(arguments[i + 1]) && arguments[i].hasPrefix("--")
+                          && !arguments[i].contains("=") && message.contains("Missing value for '\(arguments[i]) ")
+                  }) else { throw error }
+            arguments[i] += "=" + arguments[i + 1]
+            arguments.remove(at: i + 1)
+        }
+    }
+    return try Root.parseAsRoot(arguments)
 }

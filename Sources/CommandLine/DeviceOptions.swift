@@ -1,4 +1,5 @@
 import ArgumentParser
+import ForceStageFormats
 import ForceStageIIO
 
 /// Where the sensor is: a libiio URI and a device.
@@ -15,7 +16,7 @@ public struct DeviceOptions: ParsableArguments, Sendable {
     public init() {}
 
     public func validate() throws {
-        if let problem = request.uriProblem { throw ValidationError(problem) }
+        if let problem = request.uriProblem ?? ContextFile.problem(uri: uri) { throw ValidationError(problem) }
     }
 
     /// The options as the one request type the service's own parser also makes.

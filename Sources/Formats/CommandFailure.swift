@@ -46,9 +46,32 @@ public struct CommandFailure: Error, CustomStringConvertible, Sendable {
 /// A bad input file: the status is always ``ExitStatus/badInput``.
 public func badInput(_ error: InputError) -> CommandFailure { CommandFailure(.badInput, error.description) }
 
-/// Prints one line on stderr.
+/// Prints one line on stderr, made ``terminalSafe(_:)``: text quoted from a
+/// file or an argument cannot break the line or drive the terminal.
 public func printError(_ line: String) {
-    writeAll(STDERR_FILENO, line + "\n")
+    writeAll(STDERR_FILENO, terminalSafe(line) + "\n")
+}
+
+/// `text` with every character a terminal or a log would act on written as
+/// `\u{XX}`: C0 controls (LF, CR, ESC, BEL, TAB ...), DEL, C1 controls, line
+/// and paragraph separators and the bidirectional embeddings, overrides and
+/// isolates. Everything else, quotes and backslashes included, stays as it is.
+public func terminalSafe(_ text: String) -> String {
+    func acted(_ v: UInt32) -> Bool {
+        v < 0x20 || (0x7F...0x9F).contains(v) || v == 0x2028 || v == 0x2029
+            || (0x202A...0x202E).contains(v) || (0x2066...0x2069).contains(v)
+    }
+    guard text.unicodeScalars.contains(where: { acted($0.value) }) else { return text }
+    var out = String.UnicodeScalarView()
+    for s in text.unicodeScalars {
+        if acted(s.value) {
+            let hex = String(s.value, radix: 16, uppercase: true)
+            out.append(contentsOf: "\\u{\(hex.count < 2 ? "0" + hex : hex)}".unicodeScalars)
+        } else {
+            out.append(s)
+        }
+    }
+    return String(out)
 }
 
 /// Writes a line to standard output, unbuffered enough for pipes.

@@ -29,6 +29,8 @@ public enum Limits {
     public static let maximumMilliseconds: Double = 86_400_000
     /// The press-to-event budget, milliseconds.
     public static let budgetMilliseconds: ClosedRange<Double> = 0.001...60_000
+    /// Largest libiio context file named by `--uri xml:FILE`, bytes.
+    public static let maximumContextXMLBytes = 16 << 20
     /// Scans on a rail before `saturated`.
     public static let saturationScans: ClosedRange<Double> = 1...1_000_000
 }
@@ -48,7 +50,9 @@ import Glibc
 /// - Parameter path: the file, made absolute as ``PathText/absolute(_:)`` makes it (messages name it so).
 public func readBounded(path: String, limit: Int, what: String, hint: String) throws(InputError) -> [UInt8] {
     let path = PathText.absolute(path)
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    // O_NONBLOCK: opening a FIFO for reading waits for a writer, forever if
+    // none comes; without a wait it opens at once and fstat refuses it below.
+    let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
     guard fd >= 0 else {
         let reason = String(cString: strerror(errno))
         throw InputError(file: path, problem: "cannot read the \(what): \(reason)", hint: hint)
@@ -59,8 +63,10 @@ public func readBounded(path: String, limit: Int, what: String, hint: String) th
         throw InputError(file: path, problem: "cannot read the \(what): \(String(cString: strerror(errno)))", hint: hint)
     }
     guard (st.st_mode & S_IFMT) == S_IFREG else {
-        throw InputError(file: path, problem: "the \(what) is not a regular file", hint: "name a file, not a directory or device")
+        throw InputError(file: path, problem: "the \(what) is not a regular file", hint: "name a file, not a directory, FIFO or device")
     }
+    // A regular file reads the same blocking or not; clear the flag all the same.
+    _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
     guard st.st_size <= limit else {
         throw InputError(file: path, problem: "the \(what) is \(st.st_size) bytes, more than the \(limit)-byte limit",
                          hint: "see the README's Limits table; is this the right file?")

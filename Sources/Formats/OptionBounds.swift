@@ -11,6 +11,15 @@ public enum OptionBounds {
         return nil
     }
 
+    /// Whether `word` after a value option is its value although it starts with
+    /// a dash: a negative number (`-5`, `-0.5`, `-1e3`, `-inf`) or a dash and a
+    /// digit (`-5:10` for `--trace`). ArgumentParser would take it for an option
+    /// and say the value is missing; both programs' parsers take it as the value.
+    public static func isNegativeValue(_ word: String) -> Bool {
+        word.count > 1 && word.count <= 64 && word.hasPrefix("-")
+            && (Double(word) != nil || word.dropFirst().first.map { $0.isASCII && ($0.isNumber || $0 == ".") } == true)
+    }
+
     /// The same for an integer option.
     public static func problem(_ value: Int?, _ flag: String, _ range: ClosedRange<Int>, _ unit: String) -> String? {
         guard let value else { return nil }

@@ -52,6 +52,11 @@ public struct Profile: Sendable {
         guard let text = String(validating: bytes, as: UTF8.self) else {
             throw InputError(file: path, problem: "is not UTF-8 text", hint: "save the profile as UTF-8")
         }
+        // Editors that add one show nothing, so "expected a key" on line 1 would not say what is wrong.
+        if text.unicodeScalars.first == "\u{FEFF}" {
+            throw InputError(file: path, line: 1, problem: "starts with a byte-order mark (U+FEFF), which is not TOML",
+                             hint: "save the profile as UTF-8 without a BOM")
+        }
         return try parse(text, file: path)
     }
 

@@ -221,8 +221,18 @@ public struct Recording: Sendable {
 
     /// Writes `STEM.json` and `STEM.iio` atomically (each written to a
     /// temporary file, synced and renamed into place).
+    /// Nothing is written when either half's path is a directory: the raw
+    /// scans would otherwise replace an older `STEM.iio` before the metadata's
+    /// rename failed, leaving a pair that does not belong together.
     public func write(toPath jsonPath: String) throws {
-        try AtomicFile.write(scans, toPath: Recording.dataPath(forMetadata: jsonPath))
+        let dataPath = Recording.dataPath(forMetadata: jsonPath)
+        for path in [PathText.absolute(jsonPath), dataPath] {
+            var st = stat()
+            if lstat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR {
+                throw POSIXFailure(operation: "write the recording over", path: path, code: EISDIR)
+            }
+        }
+        try AtomicFile.write(scans, toPath: dataPath)
         try AtomicFile.write(Array((metadata.json().rendered(indent: 2) + "\n").utf8), toPath: jsonPath)
     }
 }

@@ -152,7 +152,8 @@ public enum ServiceArguments {
                 value = ""
             } else if let attached {
                 value = attached
-            } else if !word.contains("="), i < arguments.count, !isOption(arguments[i]) {
+            } else if !word.contains("="), i < arguments.count, !isOption(arguments[i]) || OptionBounds.isNegativeValue(arguments[i]) {
+                // A negative number is the option's value, as forcestage's runCommandLine takes it.
                 value = arguments[i]
                 i += 1
             } else {

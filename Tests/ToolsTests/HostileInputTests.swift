@@ -223,6 +223,104 @@ struct HostileInputTests {
         #expect(throws: JSONParseError.self) { try JSON.parse(Array("{\"a\": {\"b\": 1, \"b\": 1}}".utf8)) }
     }
 
+    @Test("A FIFO named as any input file is refused at once as not a regular file, never waited on")
+    func fifoInputs() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let demo = repositoryRoot.appendingPathComponent("hardware/recordings/demo-hx711.json").path
+        let fifo = dir.appendingPathComponent("fifo.json").path, fifoProfile = dir.appendingPathComponent("fifo.toml").path
+        // A recording whose metadata is real and whose raw scans are a FIFO.
+        let stem = try demoCopy(in: dir, name: "scans") { $0 }
+        let scans = dir.appendingPathComponent("scans.iio").path
+        try FileManager.default.removeItem(atPath: scans)
+        for path in [fifo, fifoProfile, scans] { #expect(mkfifo(path, 0o600) == 0, "mkfifo \(path)") }
+        let cases: [([String], String)] = [
+            (["replay", fifo], fifo), (["evaluate", fifo], fifo), (["replay", stem.path], scans),
+            (["replay", "--profile", fifoProfile, demo], fifoProfile), (["replay", "--calibration", fifo, demo], fifo),
+        ]
+        for (args, named) in cases {
+            let r = try forcestageBounded(args, seconds: 20)
+            expectCleanRefusal(r, mentions: [named, "not a regular file"], code: 2)
+            #expect(r.stderr.split(separator: "\n").count == 1, "\(args): \(r.stderr)")
+        }
+        // `profile check` names each file that does not validate on a line of its own, then sums up.
+        let check = try forcestageBounded(["profile", "check", fifoProfile], seconds: 20)
+        #expect(!check.timedOut && check.signal == 0 && check.status == 2, "exit \(check.status): \(check.stderr)")
+        #expect(check.stderr.hasPrefix("\(fifoProfile): the profile is not a regular file"), "\(check.stderr)")
+    }
+
+    @Test("--uri xml: naming a FIFO, a directory or no file is a usage error of one line, never a wait or libxml2's noise")
+    func xmlContextFiles() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let demo = repositoryRoot.appendingPathComponent("hardware/recordings/demo-hx711.json").path
+        let fifo = dir.appendingPathComponent("context.xml").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let missing = dir.appendingPathComponent("missing.xml").path
+        for (file, problem) in [(fifo, "not a regular file"), (dir.path, "not a regular file"), (missing, "No such file or directory")] {
+            for args in [["run", "--uri", "xml:\(file)", "--calibration", demo],
+                         ["record", "--uri", "xml:\(file)", "--rate", "80", "-o", dir.appendingPathComponent("r.json").path],
+                         ["profile", "which", "--uri", "xml:\(file)"]] {
+                let r = try forcestageBounded(args, seconds: 20)
+                expectCleanRefusal(r, mentions: ["xml:\(file)", problem], code: 64)
+                #expect(r.stderr.split(separator: "\n").count == 1, "\(args): \(r.stderr)")
+            }
+        }
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("r.json").path))
+    }
+
+    @Test("plot --from/--to past a recording's end is a usage error naming its length, and writes nothing")
+    func plotRangePastTheEnd() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let demo = repositoryRoot.appendingPathComponent("hardware/recordings/demo-hx711.json").path
+        let svg = dir.appendingPathComponent("p.svg").path
+        for range in [["--from", "100"], ["--from", "29.99", "--to", "31"]] {
+            let r = try forcestageBounded(["plot", demo, "-o", svg] + range)
+            expectCleanRefusal(r, mentions: ["--from/--to", "demo-hx711.json", "scans at 80/s"], code: 64)
+            #expect(r.stderr.split(separator: "\n").count == 1, "\(r.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: svg))
+        }
+    }
+
+    @Test("A negative number after an option is that option's value, refused by its range, not 'Missing value'", arguments: [
+        (["plot", "DEMO", "--from", "-1", "-o", "OUT.svg"], "--from must be a number from 0"),
+        (["synth", "--panel", "hx711-80", "--seed", "-1", "--duration", "5", "-o", "OUT.json"], "'-1' is invalid for '--seed"),
+        (["synth", "--panel", "hx711-80", "--seed", "1", "--duration", "-5", "-o", "OUT.json"], "--duration must be above zero seconds, got -5"),
+        (["calibrate", "--from-recording", "DEMO", "--mass", "-500", "-o", "OUT.toml"], "--mass must be above zero grams, got -500"),
+        (["replay", "--trace", "-5:10", "DEMO"], "--trace takes FROM:TO scan indices, 0 <= FROM <= TO"),
+        (["run", "--budget-ms", "-5"], "--budget-ms must be above 0"),
+        (["run", "--rate", "-1e3"], "--rate must be a number from 0.01"),
+        (["status", "--socket", "/nonexistent/s", "--timeout", "-inf"], "--timeout must be 0.1 to 600"),
+    ])
+    func negativeValues(args: [String], message: String) throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let demo = repositoryRoot.appendingPathComponent("hardware/recordings/demo-hx711.json").path
+        let out = dir.appendingPathComponent("out").path
+        let argv = args.map { $0.replacingOccurrences(of: "DEMO", with: demo).replacingOccurrences(of: "OUT", with: out) }
+        let r = try forcestageBounded(argv)
+        expectCleanRefusal(r, mentions: [message], code: 64)
+        #expect(!r.stderr.contains("Missing value"), "\(r.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty)
+    }
+
+    @Test("A recording written over a directory is refused before either half is written; an older STEM.iio is kept")
+    func recordingOverDirectory() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let target = dir.appendingPathComponent("take.json")
+        try FileManager.default.createDirectory(at: target, withIntermediateDirectories: false)
+        let old = dir.appendingPathComponent("take.iio")
+        try Data("older scans".utf8).write(to: old)
+        let r = try forcestageBounded(["synth", "--panel", "hx711-80", "--seed", "1", "--duration", "5", "-o", target.path])
+        expectCleanRefusal(r, mentions: [target.path, "directory"], code: 1)
+        #expect(r.stderr.split(separator: "\n").count == 1, "\(r.stderr)")
+        #expect(try Data(contentsOf: old) == Data("older scans".utf8), "the older raw scans were replaced")
+        let left = try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted()
+        #expect(left == ["take.iio", "take.json"], "left behind: \(left)")
+    }
+
     @Test("An event's force is always printed as a finite number, never null")
     func finiteForce() {
         for f in [Float.infinity, -Float.infinity, Float.nan, Float.greatestFiniteMagnitude, 1e30] {
@@ -296,6 +394,19 @@ struct HostileProfileTests {
         }
     }
 
+    @Test("A profile saved with a byte-order mark is refused saying so, not as a missing key")
+    func byteOrderMark() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let url = dir.appendingPathComponent("p.toml")
+        try Data([0xEF, 0xBB, 0xBF] + Array(Self.profile("").utf8)).write(to: url)
+        let r = try forcestageBounded(["profile", "check", url.path])
+        #expect(!r.timedOut && r.signal == 0 && r.status == 2, "exit \(r.status): \(r.stderr)")
+        #expect(r.stderr.hasPrefix("\(url.path):1: starts with a byte-order mark"), "\(r.stderr)")
+        try Data(Self.profile("").utf8).write(to: url)
+        #expect(try forcestageBounded(["profile", "check", url.path]).status == 0, "the same profile without the mark validates")
+    }
+
     @Test("A profile over the size limit is refused before parsing")
     func hugeProfile() throws {
         let dir = try temporaryDirectory()
@@ -308,6 +419,25 @@ struct HostileProfileTests {
 
 @Suite("Error style and exit statuses")
 struct ErrorStyleTests {
+    @Test("Control bytes a file carries into an error line are shown escaped: one line, nothing for the terminal to obey")
+    func controlBytesEscaped() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // ESC [2J clears the screen, ESC ] 0; sets the window title, LF would start a forged line.
+        let json = try demoCopy(in: dir) {
+            $0.replacingOccurrences(of: "\"le:u24/32>>0\"", with: "\"le:u24/32>>0\\u001b[2J\\nforcestage replay: all is well\\u001b]0;title\\u0007\"")
+        }
+        let r = try forcestageBounded(["replay", json.path])
+        expectCleanRefusal(r, mentions: ["channels[0].format", "\\u{1B}[2J"], code: 2)
+        #expect(r.stderr.split(separator: "\n").count == 1, "\(r.stderr)")
+        #expect(!r.stderr.utf8.contains(0x1B) && !r.stderr.utf8.contains(0x07), "\(r.stderr)")
+        let toml = dir.appendingPathComponent("p.toml")
+        try "schema = 1\n[levels]\npeek_newtons = 1\npop_newtons = 2\n\"\\u001b[31mkey\\u000a\" = 3\n".write(to: toml, atomically: false, encoding: .utf8)
+        let check = try forcestageBounded(["profile", "check", toml.path])
+        #expect(check.status == 2 && check.stderr.contains("\\u{1B}[31mkey\\u{0A}"), "\(check.stderr)")
+        #expect(!check.stderr.utf8.contains(0x1B) && check.stderr.split(separator: "\n").count == 2, "\(check.stderr)")
+    }
+
     @Test("Usage, bad input and help: one prefixed line and the documented status")
     func statuses() throws {
         let demo = repositoryRoot.appendingPathComponent("hardware/recordings/demo-hx711.json").path

@@ -55,7 +55,11 @@ extension ForceStage {
             let rate = setup.sampleRateHz
             let first = max(0, Int(((from ?? 0) * rate).rounded()))
             let last = min(force.count, to.map { Int(($0 * rate).rounded()) } ?? force.count)
-            guard last - first >= 2 else { throw CommandFailure(.deviceFault, "--from/--to leave fewer than two scans of \(recording) (\(force.count) scans at \(JSON.format(rate))/s)") }
+            // A range the recording does not reach is a usage error (64), not a device fault.
+            guard last - first >= 2 else {
+                throw CommandFailure(.usage, "--from/--to leave fewer than two scans of \(recording) (\(force.count) scans at \(JSON.format(rate))/s, "
+                                     + "\(JSON.format(Double(force.count) / rate)) s); choose a range within it")
+            }
             // Shift events and labels into the window.
             let shifted = all.filter { Int($0.sample) >= first && Int($0.sample) < last }.map { e -> ForceEvent in
                 var e = e

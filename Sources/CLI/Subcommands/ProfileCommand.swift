@@ -82,7 +82,7 @@ extension ForceStage {
                         let p = try Profile.load(URL(fileURLWithPath: f))
                         print("\(f): ok (\(p.name): peek \(p.settings.peekNewtons) N, pop \(p.settings.popNewtons) N, \(p.channels.count) channel\(p.channels.count == 1 ? "" : "s"))")
                     } catch {
-                        FileHandle.standardError.write(Data("\(error.description)\n".utf8))
+                        FileHandle.standardError.write(Data("\(terminalSafe(error.description))\n".utf8))
                         bad += 1
                     }
                 }

@@ -59,7 +59,7 @@ extension ForceStage {
                 return
             }
             for bad in negativeCells(rec, setup: setup, channels: rec.metadata.forceChannels.map(\.id)) {
-                FileHandle.standardError.write(Data("forcestage: warning: \(bad.message(file: path))\n".utf8))
+                FileHandle.standardError.write(Data("forcestage: warning: \(terminalSafe(bad.message(file: path)))\n".utf8))
             }
             if gestures || progressHz != nil {
                 if let progressHz, !(progressHz > 0 && progressHz <= 1000) {
