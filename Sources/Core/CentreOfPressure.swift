@@ -231,6 +231,51 @@ internal struct _CellZeros: BitwiseCopyable, Sendable {
         for i in 0..<cells { candidate[i] = sums[i] * scale }
         hasCandidate = true
     }
+
+    // Hosts only (the microcontrollers build ``close(sums:cells:x:y:reference:idleBand:)`` alone).
+    #if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
+    /// ``close(sums:cells:x:y:reference:idleBand:)`` for four cells, bit for
+    /// bit: each cell's product and zero update on four lanes (each lane's
+    /// arithmetic the scalar's), the sums over the cells in the same order
+    /// from the same 0. The general close held all 16 positions in registers
+    /// and tested the count after every cell: some 100 instructions a close,
+    /// on a plate's block path once a block.
+    @inlinable @inline(__always)
+    internal mutating func close4(sums: InlineArray<8, Float>, x: InlineArray<8, Float>, y: InlineArray<8, Float>,
+                                  reference: Float, idleBand: Float) {
+        @inline(__always) func four(_ a: InlineArray<8, Float>) -> SIMD4<Float> {
+            withUnsafeBytes(of: a) { $0.loadUnaligned(as: SIMD4<Float>.self) }
+        }
+        let scale = 1 / Float(CentreOfPressure.zeroSampleScans)
+        let scaled = four(sums) * scale
+        var mean: Float = 0
+        mean += scaled[0]
+        mean += scaled[1]
+        mean += scaled[2]
+        mean += scaled[3]
+        let d = mean - reference
+        guard d < idleBand && d > -idleBand else {
+            hasCandidate = false
+            return
+        }
+        if hasCandidate {
+            let before = four(zero)
+            let z = before + CentreOfPressure.zeroSmoothing * (four(candidate) - before)
+            withUnsafeMutableBytes(of: &zero) { $0.storeBytes(of: z, as: SIMD4<Float>.self) }
+            let zx = z * four(x), zy = z * four(y)
+            var t: Float = 0, mx: Float = 0, my: Float = 0
+            t += z[0]; mx += zx[0]; my += zy[0]
+            t += z[1]; mx += zx[1]; my += zy[1]
+            t += z[2]; mx += zx[2]; my += zy[2]
+            t += z[3]; mx += zx[3]; my += zy[3]
+            total = t
+            momentX = mx
+            momentY = my
+        }
+        withUnsafeMutableBytes(of: &candidate) { $0.storeBytes(of: scaled, as: SIMD4<Float>.self) }
+        hasCandidate = true
+    }
+    #endif
 }
 
 /// The pipeline's window of per-scan moments, indexed by scan number mod 4.
