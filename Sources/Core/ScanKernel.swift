@@ -148,8 +148,8 @@ internal struct _ScanState: BitwiseCopyable, Sendable {
         let moves = rises .| (f .< before)
         let near = (d .< SIMD16<Float>(repeating: band)) .& (d .> SIMD16<Float>(repeating: -band))
         let all: UInt32 = (1 &<< UInt32(Classifier.blockScans)) &- 1
-        guard _laneBits(moves .& near) == all else {
-            if _laneBits(moves .& .!near) == all {
+        guard _allLanes(moves .& near) else {
+            if _allLanes(moves .& .!near) {
                 // A pressed block whose every force moved (so none is NaN):
                 // no scan is at rest, so the rest score stays; the last
                 // direction is the last scan's.
@@ -222,17 +222,42 @@ internal struct _ScanState: BitwiseCopyable, Sendable {
 /// The highest and the lowest of 16 byte lanes, by halving.
 @inlinable @inline(__always)
 internal func _maxByte(_ v: SIMD16<UInt8>) -> UInt8 {
-    let h8 = pointwiseMax(v.lowHalf, v.highHalf)
-    let h4 = pointwiseMax(h8.lowHalf, h8.highHalf)
-    let h2 = pointwiseMax(h4.lowHalf, h4.highHalf)
+    let h8 = _byteLanes(v, max: true)
+    let h4 = _byteLanes(h8, max: true)
+    let h2 = _byteLanes(h4, max: true)
     return Swift.max(h2[0], h2[1])
 }
 @inlinable @inline(__always)
 internal func _minByte(_ v: SIMD16<UInt8>) -> UInt8 {
-    let h8 = pointwiseMin(v.lowHalf, v.highHalf)
-    let h4 = pointwiseMin(h8.lowHalf, h8.highHalf)
-    let h2 = pointwiseMin(h4.lowHalf, h4.highHalf)
+    let h8 = _byteLanes(v, max: false)
+    let h4 = _byteLanes(h8, max: false)
+    let h2 = _byteLanes(h4, max: false)
     return Swift.min(h2[0], h2[1])
+}
+/// The lane-by-lane larger (or smaller) of a vector's two halves, the
+/// halves taken by bit casts and the lanes as selects over scalars (LLVM
+/// makes one `pmaxub`/`pminub`): the stdlib's `lowHalf`, `highHalf` and
+/// `pointwiseMax` stayed calls where the inliner gave up (the four-cell block read).
+@inlinable @inline(__always)
+internal func _byteLanes(_ v: SIMD16<UInt8>, max: Bool) -> SIMD8<UInt8> {
+    let h = unsafeBitCast(v, to: (SIMD8<UInt8>, SIMD8<UInt8>).self)
+    var r = h.0
+    for i in r.indices { r[i] = (h.0[i] < h.1[i]) == max ? h.1[i] : h.0[i] }
+    return r
+}
+@inlinable @inline(__always)
+internal func _byteLanes(_ v: SIMD8<UInt8>, max: Bool) -> SIMD4<UInt8> {
+    let h = unsafeBitCast(v, to: (SIMD4<UInt8>, SIMD4<UInt8>).self)
+    var r = h.0
+    for i in r.indices { r[i] = (h.0[i] < h.1[i]) == max ? h.1[i] : h.0[i] }
+    return r
+}
+@inlinable @inline(__always)
+internal func _byteLanes(_ v: SIMD4<UInt8>, max: Bool) -> SIMD2<UInt8> {
+    let h = unsafeBitCast(v, to: (SIMD2<UInt8>, SIMD2<UInt8>).self)
+    var r = h.0
+    for i in r.indices { r[i] = (h.0[i] < h.1[i]) == max ? h.1[i] : h.0[i] }
+    return r
 }
 #endif
 
@@ -852,6 +877,16 @@ internal func _laneBits(_ m: SIMDMask<SIMD16<Int32>>) -> UInt32 {
 @inlinable @inline(__always)
 internal func _allLanes(_ m: SIMDMask<SIMD4<Int32>>) -> Bool {
     let words = unsafeBitCast(m, to: SIMD2<UInt64>.self)
+    return words[0] & words[1] == UInt64.max
+}
+/// Whether every lane of a 16-lane mask is set: its four quarters and-ed,
+/// then ``_allLanes(_:)`` of the 4-lane result (made bits, then compared with
+/// all ones, the lanes were widened and halved: some 30 instructions).
+@inlinable @inline(__always)
+internal func _allLanes(_ m: SIMDMask<SIMD16<Int32>>) -> Bool {
+    // Quarters by a bit cast (`lowHalf` and `highHalf` were calls where the inliner gave up).
+    let q = unsafeBitCast(m, to: (SIMD4<Int32>, SIMD4<Int32>, SIMD4<Int32>, SIMD4<Int32>).self)
+    let words = unsafeBitCast((q.0 & q.1) & (q.2 & q.3), to: SIMD2<UInt64>.self)
     return words[0] & words[1] == UInt64.max
 }
 /// Lane k's bit, 1 << k, as a tuple of literals (constant data, no lazy global).
