@@ -319,6 +319,24 @@ extension EventKind {
     public var isGesture: Bool { rawValue <= EventKind.hold.rawValue }
 }
 
+// The block path only: not built where it is off (Classifier.blockPathEnabled).
+#if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
+extension Ring where Element == ForceEvent {
+    /// Gives every gesture event at offsets `first..<end` the position `p`
+    /// (none where `p` is nil).
+    @inlinable
+    internal mutating func _stampPositions(from first: Int, upTo end: Int, _ p: PlatePoint?) {
+        guard let p else { return }
+        var k = first
+        while k < end {
+            let slot = (_head &+ k) & (capacity &- 1)
+            if _storage[slot].kind.isGesture { _storage[slot].position = p }
+            k &+= 1
+        }
+    }
+}
+#endif
+
 extension Ring where Element == ForceEvent {
     /// Gives every gesture event from offset `first` on the position `p`.
     @inlinable
