@@ -297,6 +297,31 @@ internal struct _PressureWindow: BitwiseCopyable, Sendable {
         momentY[slot] = y
     }
 
+    // The block path only: not built where it is off (Classifier.blockPathEnabled).
+    #if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
+    /// Records four consecutive scans from scan `sample`, lane t scan
+    /// `sample + t`: ``record(sample:force:x:y:)`` for each in turn, as one
+    /// rotation and three stores (each slot's last writer is the one scan
+    /// of the four that maps to it). Some 45 instructions a block as four records.
+    @inlinable @inline(__always)
+    internal mutating func record(first sample: Int64, forces f: SIMD4<Float>, x: SIMD4<Float>, y: SIMD4<Float>) {
+        // Slot s takes lane (s - sample) & 3: a rotation by the first scan's slot.
+        @inline(__always) func slots(_ v: SIMD4<Float>) -> InlineArray<4, Float> {
+            let r: SIMD4<Float>
+            switch Int(truncatingIfNeeded: sample) & 3 {
+            case 0: r = v
+            case 1: r = SIMD4(v[3], v[0], v[1], v[2])
+            case 2: r = SIMD4(v[2], v[3], v[0], v[1])
+            default: r = SIMD4(v[1], v[2], v[3], v[0])
+            }
+            return unsafeBitCast(r, to: InlineArray<4, Float>.self)
+        }
+        force = slots(f)
+        momentX = slots(x)
+        momentY = slots(y)
+    }
+    #endif
+
     /// The position over the window, decided when its mean force is at
     /// least `gate`; otherwise the last decided one (nil before any).
     @inlinable

@@ -452,8 +452,16 @@ public struct ForcePipeline: Sendable {
     internal mutating func _recordTail(_ held: _BlockPositions, forces c: SIMD16<Float>, first: Int64, upTo last: Int,
                                        baseline: Float) {
         let tail = Classifier.blockScans - CentreOfPressure.windowScans
-        for k in tail...last {
-            _pressure.record(sample: first &+ Int64(k), force: c[k], x: held.momentsX[k &- tail], y: held.momentsY[k &- tail])
+        if last == Classifier.blockScans &- 1 && CentreOfPressure.windowScans == 4 {
+            // The window whole: its four slots are the block's last four scans.
+            let quarters = unsafeBitCast(c, to: (SIMD4<Float>, SIMD4<Float>, SIMD4<Float>, SIMD4<Float>).self)
+            _pressure.record(first: first &+ Int64(tail), forces: quarters.3,
+                             x: unsafeBitCast(held.momentsX, to: SIMD4<Float>.self),
+                             y: unsafeBitCast(held.momentsY, to: SIMD4<Float>.self))
+        } else {
+            for k in tail...last {
+                _pressure.record(sample: first &+ Int64(k), force: c[k], x: held.momentsX[k &- tail], y: held.momentsY[k &- tail])
+            }
         }
         if held.closedAt >= 0 { _closeZeroBlock(sums: held.closedSums, baseline: baseline) }
     }
