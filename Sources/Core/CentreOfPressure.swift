@@ -359,6 +359,13 @@ extension Ring where Element == ForceEvent {
             k &+= 1
         }
     }
+
+    /// The sample of the event at `offset` (`0 <= offset < count`), read in
+    /// place: `self[offset]` on an `inout` ring copied the whole ring (3.5 kB) first.
+    @inlinable
+    internal mutating func _sample(at offset: Int) -> Int64 {
+        _storage[(_head &+ offset) & (capacity &- 1)].sample
+    }
 }
 #endif
 

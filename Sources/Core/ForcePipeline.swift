@@ -495,10 +495,10 @@ public struct ForcePipeline: Sendable {
         var closed = held.closedAt < 0
         var e = before
         while e < events.count {
-            let sample = events[e].sample
+            let sample = events._sample(at: e)
             let k = Int(truncatingIfNeeded: sample &- first)
             var end = e &+ 1
-            while end < events.count && events[end].sample == sample { end &+= 1 }
+            while end < events.count && events._sample(at: end) == sample { end &+= 1 }
             // The window at scan k: its scans in this block recorded again
             // (the ones before it stand as the last block left them).
             var j = Swift.max(0, k &- (CentreOfPressure.windowScans &- 1))
