@@ -222,42 +222,17 @@ internal struct _ScanState: BitwiseCopyable, Sendable {
 /// The highest and the lowest of 16 byte lanes, by halving.
 @inlinable @inline(__always)
 internal func _maxByte(_ v: SIMD16<UInt8>) -> UInt8 {
-    let h8 = _byteLanes(v, max: true)
-    let h4 = _byteLanes(h8, max: true)
-    let h2 = _byteLanes(h4, max: true)
+    let h8 = pointwiseMax(v.lowHalf, v.highHalf)
+    let h4 = pointwiseMax(h8.lowHalf, h8.highHalf)
+    let h2 = pointwiseMax(h4.lowHalf, h4.highHalf)
     return Swift.max(h2[0], h2[1])
 }
 @inlinable @inline(__always)
 internal func _minByte(_ v: SIMD16<UInt8>) -> UInt8 {
-    let h8 = _byteLanes(v, max: false)
-    let h4 = _byteLanes(h8, max: false)
-    let h2 = _byteLanes(h4, max: false)
+    let h8 = pointwiseMin(v.lowHalf, v.highHalf)
+    let h4 = pointwiseMin(h8.lowHalf, h8.highHalf)
+    let h2 = pointwiseMin(h4.lowHalf, h4.highHalf)
     return Swift.min(h2[0], h2[1])
-}
-/// The lane-by-lane larger (or smaller) of a vector's two halves, the
-/// halves taken by bit casts and the lanes as selects over scalars (LLVM
-/// makes one `pmaxub`/`pminub`): the stdlib's `lowHalf`, `highHalf` and
-/// `pointwiseMax` stayed calls where the inliner gave up (the four-cell block read).
-@inlinable @inline(__always)
-internal func _byteLanes(_ v: SIMD16<UInt8>, max: Bool) -> SIMD8<UInt8> {
-    let h = unsafeBitCast(v, to: (SIMD8<UInt8>, SIMD8<UInt8>).self)
-    var r = h.0
-    for i in r.indices { r[i] = (h.0[i] < h.1[i]) == max ? h.1[i] : h.0[i] }
-    return r
-}
-@inlinable @inline(__always)
-internal func _byteLanes(_ v: SIMD8<UInt8>, max: Bool) -> SIMD4<UInt8> {
-    let h = unsafeBitCast(v, to: (SIMD4<UInt8>, SIMD4<UInt8>).self)
-    var r = h.0
-    for i in r.indices { r[i] = (h.0[i] < h.1[i]) == max ? h.1[i] : h.0[i] }
-    return r
-}
-@inlinable @inline(__always)
-internal func _byteLanes(_ v: SIMD4<UInt8>, max: Bool) -> SIMD2<UInt8> {
-    let h = unsafeBitCast(v, to: (SIMD2<UInt8>, SIMD2<UInt8>).self)
-    var r = h.0
-    for i in r.indices { r[i] = (h.0[i] < h.1[i]) == max ? h.1[i] : h.0[i] }
-    return r
 }
 #endif
 
