@@ -344,8 +344,6 @@ extension EventKind {
     public var isGesture: Bool { rawValue <= EventKind.hold.rawValue }
 }
 
-// The block path only: not built where it is off (Classifier.blockPathEnabled).
-#if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
 extension Ring where Element == ForceEvent {
     /// Gives every gesture event at offsets `first..<end` the position `p`
     /// (none where `p` is nil).
@@ -360,26 +358,22 @@ extension Ring where Element == ForceEvent {
         }
     }
 
+    // The block path only: not built where it is off (Classifier.blockPathEnabled).
+    #if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
     /// The sample of the event at `offset` (`0 <= offset < count`), read in
     /// place: `self[offset]` on an `inout` ring copied the whole ring (3.5 kB) first.
     @inlinable
     internal mutating func _sample(at offset: Int) -> Int64 {
         _storage[(_head &+ offset) & (capacity &- 1)].sample
     }
+    #endif
 }
-#endif
 
 extension Ring where Element == ForceEvent {
     /// Gives every gesture event from offset `first` on the position `p`.
     @inlinable
     internal mutating func _stampPositions(from first: Int, _ p: PlatePoint?) {
-        guard let p else { return }
-        var k = first
-        while k < _count {
-            let slot = (_head &+ k) & (capacity &- 1)
-            if _storage[slot].kind.isGesture { _storage[slot].position = p }
-            k &+= 1
-        }
+        _stampPositions(from: first, upTo: _count, p)
     }
 }
 
