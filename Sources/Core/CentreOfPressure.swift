@@ -231,6 +231,51 @@ internal struct _CellZeros: BitwiseCopyable, Sendable {
         for i in 0..<cells { candidate[i] = sums[i] * scale }
         hasCandidate = true
     }
+
+    // Hosts only (the microcontrollers build ``close(sums:cells:x:y:reference:idleBand:)`` alone).
+    #if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
+    /// ``close(sums:cells:x:y:reference:idleBand:)`` for four cells, bit for
+    /// bit: each cell's product and zero update on four lanes (each lane's
+    /// arithmetic the scalar's), the sums over the cells in the same order
+    /// from the same 0. The general close held all 16 positions in registers
+    /// and tested the count after every cell: some 100 instructions a close,
+    /// on a plate's block path once a block.
+    @inlinable @inline(__always)
+    internal mutating func close4(sums: InlineArray<8, Float>, x: InlineArray<8, Float>, y: InlineArray<8, Float>,
+                                  reference: Float, idleBand: Float) {
+        @inline(__always) func four(_ a: InlineArray<8, Float>) -> SIMD4<Float> {
+            withUnsafeBytes(of: a) { $0.loadUnaligned(as: SIMD4<Float>.self) }
+        }
+        let scale = 1 / Float(CentreOfPressure.zeroSampleScans)
+        let scaled = four(sums) * scale
+        var mean: Float = 0
+        mean += scaled[0]
+        mean += scaled[1]
+        mean += scaled[2]
+        mean += scaled[3]
+        let d = mean - reference
+        guard d < idleBand && d > -idleBand else {
+            hasCandidate = false
+            return
+        }
+        if hasCandidate {
+            let before = four(zero)
+            let z = before + CentreOfPressure.zeroSmoothing * (four(candidate) - before)
+            withUnsafeMutableBytes(of: &zero) { $0.storeBytes(of: z, as: SIMD4<Float>.self) }
+            let zx = z * four(x), zy = z * four(y)
+            var t: Float = 0, mx: Float = 0, my: Float = 0
+            t += z[0]; mx += zx[0]; my += zy[0]
+            t += z[1]; mx += zx[1]; my += zy[1]
+            t += z[2]; mx += zx[2]; my += zy[2]
+            t += z[3]; mx += zx[3]; my += zy[3]
+            total = t
+            momentX = mx
+            momentY = my
+        }
+        withUnsafeMutableBytes(of: &candidate) { $0.storeBytes(of: scaled, as: SIMD4<Float>.self) }
+        hasCandidate = true
+    }
+    #endif
 }
 
 /// The pipeline's window of per-scan moments, indexed by scan number mod 4.
@@ -251,6 +296,31 @@ internal struct _PressureWindow: BitwiseCopyable, Sendable {
         momentX[slot] = x
         momentY[slot] = y
     }
+
+    // The block path only: not built where it is off (Classifier.blockPathEnabled).
+    #if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
+    /// Records four consecutive scans from scan `sample`, lane t scan
+    /// `sample + t`: ``record(sample:force:x:y:)`` for each in turn, as one
+    /// rotation and three stores (each slot's last writer is the one scan
+    /// of the four that maps to it). Some 45 instructions a block as four records.
+    @inlinable @inline(__always)
+    internal mutating func record(first sample: Int64, forces f: SIMD4<Float>, x: SIMD4<Float>, y: SIMD4<Float>) {
+        // Slot s takes lane (s - sample) & 3: a rotation by the first scan's slot.
+        @inline(__always) func slots(_ v: SIMD4<Float>) -> InlineArray<4, Float> {
+            let r: SIMD4<Float>
+            switch Int(truncatingIfNeeded: sample) & 3 {
+            case 0: r = v
+            case 1: r = SIMD4(v[3], v[0], v[1], v[2])
+            case 2: r = SIMD4(v[2], v[3], v[0], v[1])
+            default: r = SIMD4(v[1], v[2], v[3], v[0])
+            }
+            return unsafeBitCast(r, to: InlineArray<4, Float>.self)
+        }
+        force = slots(f)
+        momentX = slots(x)
+        momentY = slots(y)
+    }
+    #endif
 
     /// The position over the window, decided when its mean force is at
     /// least `gate`; otherwise the last decided one (nil before any).
@@ -275,16 +345,35 @@ extension EventKind {
 }
 
 extension Ring where Element == ForceEvent {
-    /// Gives every gesture event from offset `first` on the position `p`.
+    /// Gives every gesture event at offsets `first..<end` the position `p`
+    /// (none where `p` is nil).
     @inlinable
-    internal mutating func _stampPositions(from first: Int, _ p: PlatePoint?) {
+    internal mutating func _stampPositions(from first: Int, upTo end: Int, _ p: PlatePoint?) {
         guard let p else { return }
         var k = first
-        while k < _count {
+        while k < end {
             let slot = (_head &+ k) & (capacity &- 1)
             if _storage[slot].kind.isGesture { _storage[slot].position = p }
             k &+= 1
         }
+    }
+
+    // The block path only: not built where it is off (Classifier.blockPathEnabled).
+    #if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
+    /// The sample of the event at `offset` (`0 <= offset < count`), read in
+    /// place: `self[offset]` on an `inout` ring copied the whole ring (3.5 kB) first.
+    @inlinable
+    internal mutating func _sample(at offset: Int) -> Int64 {
+        _storage[(_head &+ offset) & (capacity &- 1)].sample
+    }
+    #endif
+}
+
+extension Ring where Element == ForceEvent {
+    /// Gives every gesture event from offset `first` on the position `p`.
+    @inlinable
+    internal mutating func _stampPositions(from first: Int, _ p: PlatePoint?) {
+        _stampPositions(from: first, upTo: _count, p)
     }
 }
 

@@ -429,7 +429,8 @@ public struct ForcePipeline: Sendable {
             }
         } else if positions {
             _zeroSums = zeroSums
-            _replayWithPositions(scans, held: held, forces: c, stamps: stamps, first: first, baseline: baselineBefore, into: &events)
+            _replayWithPositions(scans, held: held, older: a, previous: b, forces: c, stamps: stamps, first: first,
+                                 baseline: baselineBefore, into: &events)
         } else {
             // In closed form up to each scan that may decide something, that one stepped.
             withUnsafeBytes(of: stamps) { raw in
@@ -451,8 +452,16 @@ public struct ForcePipeline: Sendable {
     internal mutating func _recordTail(_ held: _BlockPositions, forces c: SIMD16<Float>, first: Int64, upTo last: Int,
                                        baseline: Float) {
         let tail = Classifier.blockScans - CentreOfPressure.windowScans
-        for k in tail...last {
-            _pressure.record(sample: first &+ Int64(k), force: c[k], x: held.momentsX[k &- tail], y: held.momentsY[k &- tail])
+        if last == Classifier.blockScans &- 1 && CentreOfPressure.windowScans == 4 {
+            // The window whole: its four slots are the block's last four scans.
+            let quarters = unsafeBitCast(c, to: (SIMD4<Float>, SIMD4<Float>, SIMD4<Float>, SIMD4<Float>).self)
+            _pressure.record(first: first &+ Int64(tail), forces: quarters.3,
+                             x: unsafeBitCast(held.momentsX, to: SIMD4<Float>.self),
+                             y: unsafeBitCast(held.momentsY, to: SIMD4<Float>.self))
+        } else {
+            for k in tail...last {
+                _pressure.record(sample: first &+ Int64(k), force: c[k], x: held.momentsX[k &- tail], y: held.momentsY[k &- tail])
+            }
         }
         if held.closedAt >= 0 { _closeZeroBlock(sums: held.closedSums, baseline: baseline) }
     }
@@ -461,33 +470,59 @@ public struct ForcePipeline: Sendable {
     // The block path only: not built where it is off (Classifier.blockPathEnabled).
     #if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
     /// A block decoded whole whose classification needs per-scan steps, on a
-    /// panel with positions: the steps, with the window's moments recorded
-    /// and the zero block closed where the per-scan path does it.
+    /// panel with positions: the classifier's steps as on a panel without
+    /// them (``Classifier/_stepRefused(older:previous:forces:stamps:firstSample:into:)``,
+    /// in closed form up to each scan that may decide something), then the
+    /// positions of the events they raised, each as the per-scan path gives
+    /// it: the window's moments recorded and the zero block closed as they
+    /// stand at the scan that raised it (the classifier reads neither, so
+    /// its steps need not wait for them). An event carries the sample of the
+    /// step that raised it, so the events of one step are a run of one sample.
+    /// Each of the block's 16 steps was a full scan step here: 3,500
+    /// instructions a refused block on the four-cell plate.
     @usableFromInline @inline(never)
-    internal mutating func _replayWithPositions(_ scans: UnsafeRawPointer, held: _BlockPositions, forces c: SIMD16<Float>,
+    internal mutating func _replayWithPositions(_ scans: UnsafeRawPointer, held: _BlockPositions, older a: SIMD16<Float>,
+                                                previous b: SIMD16<Float>, forces c: SIMD16<Float>,
                                                 stamps: InlineArray<16, Int64>, first: Int64, baseline: Float,
                                                 into events: inout EventRing) {
         let tail = Classifier.blockScans - CentreOfPressure.windowScans
         let size = layout.scanSize
-        for k in 0..<Classifier.blockScans {
-            let before = events.count
-            if k >= tail {
-                _pressure.record(sample: first &+ Int64(k), force: c[k], x: held.momentsX[k &- tail], y: held.momentsY[k &- tail])
-            }
-            if k == held.closedAt { _closeZeroBlock(sums: held.closedSums, baseline: baseline) }
-            _classifier.step(force: c[k], sample: first &+ Int64(k), timestampNs: stamps[k], into: &events)
-            if events.count != before {
-                // Events are rare: only now are the moments of this block's
-                // scans in the window computed (from their bytes, as the scan step sums them).
-                var j = Swift.max(0, k &- (CentreOfPressure.windowScans &- 1))
-                while j <= k && j < tail {
+        let before = events.count
+        withUnsafeBytes(of: stamps) { raw in
+            _classifier._stepRefused(older: a, previous: b, forces: c, stamps: raw.baseAddress!.assumingMemoryBound(to: Int64.self),
+                                     firstSample: first, into: &events)
+        }
+        var closed = held.closedAt < 0
+        var e = before
+        while e < events.count {
+            let sample = events._sample(at: e)
+            let k = Int(truncatingIfNeeded: sample &- first)
+            var end = e &+ 1
+            while end < events.count && events._sample(at: end) == sample { end &+= 1 }
+            // The window at scan k: its scans in this block recorded again
+            // (the ones before it stand as the last block left them).
+            var j = Swift.max(0, k &- (CentreOfPressure.windowScans &- 1))
+            while j <= k {
+                if j >= tail {
+                    _pressure.record(sample: first &+ Int64(j), force: c[j], x: held.momentsX[j &- tail], y: held.momentsY[j &- tail])
+                } else {
                     let (x, y) = _decode.moments(scans + j &* size)
                     _pressure.record(sample: first &+ Int64(j), force: c[j], x: x, y: y)
-                    j &+= 1
                 }
-                _stampPositions(&events, from: before)
+                j &+= 1
             }
+            if !closed && held.closedAt <= k {
+                _closeZeroBlock(sums: held.closedSums, baseline: baseline)
+                closed = true
+            }
+            events._stampPositions(from: e, upTo: end,
+                                   _pressure.position(gate: _classifier._parameters.peek * CentreOfPressure.gateFraction, zeros: _cellZeros))
+            e = end
         }
+        for k in tail..<Classifier.blockScans {
+            _pressure.record(sample: first &+ Int64(k), force: c[k], x: held.momentsX[k &- tail], y: held.momentsY[k &- tail])
+        }
+        if !closed { _closeZeroBlock(sums: held.closedSums, baseline: baseline) }
     }
     #endif
 
@@ -496,6 +531,14 @@ public struct ForcePipeline: Sendable {
     /// at that scan (it moves only at the ends of the classifier's blocks).
     @usableFromInline @inline(never)
     internal mutating func _closeZeroBlock(sums: InlineArray<8, Float>, baseline: Float) {
+        // Hosts only: a four-cell plate's close on four lanes (the microcontrollers build what they built).
+        #if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
+        if _decode.channels == 4 {
+            _cellZeros.close4(sums: sums, x: _decode.cellX, y: _decode.cellY, reference: baseline,
+                              idleBand: _classifier._parameters.peek * CentreOfPressure.gateFraction * CentreOfPressure.idleBandOfGate)
+            return
+        }
+        #endif
         _cellZeros.close(sums: sums, cells: _decode.channels, x: _decode.cellX, y: _decode.cellY, reference: baseline,
                          idleBand: _classifier._parameters.peek * CentreOfPressure.gateFraction * CentreOfPressure.idleBandOfGate)
     }

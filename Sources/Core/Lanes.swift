@@ -134,15 +134,31 @@ internal func _spikeFilter<L: _Lanes>(_ a: L, _ b: L, _ c: L, isolated: Bool, ag
 /// library's reductions are scalar loops), each level one `maxps`/`minps`.
 @inlinable @inline(__always)
 internal func _maxLane(_ v: SIMD16<Float>) -> Float {
+    #if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
+    // Hosts: the halves by bit casts (`lowHalf` and `highHalf` were calls
+    // where the inliner gave up, in the four-cell block read); the same lanes.
+    let h16 = unsafeBitCast(v, to: (SIMD8<Float>, SIMD8<Float>).self)
+    let h8 = _laneMax(h16.0, h16.1)
+    let q8 = unsafeBitCast(h8, to: (SIMD4<Float>, SIMD4<Float>).self)
+    let h4 = _laneMax(q8.0, q8.1)
+    #else
     let h8 = _laneMax(v.lowHalf, v.highHalf)
     let h4 = _laneMax(h8.lowHalf, h8.highHalf)
+    #endif
     let h2 = _laneMax(h4.lowHalf, h4.highHalf)
     return Float._max(h2[0], h2[1])
 }
 @inlinable @inline(__always)
 internal func _minLane(_ v: SIMD16<Float>) -> Float {
+    #if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
+    let h16 = unsafeBitCast(v, to: (SIMD8<Float>, SIMD8<Float>).self)
+    let h8 = _laneMin(h16.0, h16.1)
+    let q8 = unsafeBitCast(h8, to: (SIMD4<Float>, SIMD4<Float>).self)
+    let h4 = _laneMin(q8.0, q8.1)
+    #else
     let h8 = _laneMin(v.lowHalf, v.highHalf)
     let h4 = _laneMin(h8.lowHalf, h8.highHalf)
+    #endif
     let h2 = _laneMin(h4.lowHalf, h4.highHalf)
     return Float._min(h2[0], h2[1])
 }

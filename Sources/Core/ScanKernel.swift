@@ -148,8 +148,8 @@ internal struct _ScanState: BitwiseCopyable, Sendable {
         let moves = rises .| (f .< before)
         let near = (d .< SIMD16<Float>(repeating: band)) .& (d .> SIMD16<Float>(repeating: -band))
         let all: UInt32 = (1 &<< UInt32(Classifier.blockScans)) &- 1
-        guard _laneBits(moves .& near) == all else {
-            if _laneBits(moves .& .!near) == all {
+        guard _allLanes(moves .& near) else {
+            if _allLanes(moves .& .!near) {
                 // A pressed block whose every force moved (so none is NaN):
                 // no scan is at rest, so the rest score stays; the last
                 // direction is the last scan's.
@@ -852,6 +852,16 @@ internal func _laneBits(_ m: SIMDMask<SIMD16<Int32>>) -> UInt32 {
 @inlinable @inline(__always)
 internal func _allLanes(_ m: SIMDMask<SIMD4<Int32>>) -> Bool {
     let words = unsafeBitCast(m, to: SIMD2<UInt64>.self)
+    return words[0] & words[1] == UInt64.max
+}
+/// Whether every lane of a 16-lane mask is set: its four quarters and-ed,
+/// then ``_allLanes(_:)`` of the 4-lane result (made bits, then compared with
+/// all ones, the lanes were widened and halved: some 30 instructions).
+@inlinable @inline(__always)
+internal func _allLanes(_ m: SIMDMask<SIMD16<Int32>>) -> Bool {
+    // Quarters by a bit cast (`lowHalf` and `highHalf` were calls where the inliner gave up).
+    let q = unsafeBitCast(m, to: (SIMD4<Int32>, SIMD4<Int32>, SIMD4<Int32>, SIMD4<Int32>).self)
+    let words = unsafeBitCast((q.0 & q.1) & (q.2 & q.3), to: SIMD2<UInt64>.self)
     return words[0] & words[1] == UInt64.max
 }
 /// Lane k's bit, 1 << k, as a tuple of literals (constant data, no lazy global).
