@@ -96,6 +96,16 @@ struct ScenarioPhysics {
         var total = cellForce.reduce(0, +)
         if scenarios.contains(.clippedHolds) && total > stop {
             for i in cellForce.indices { cellForce[i] *= stop / total }
+            // A stop bounds the force; the thermal ramp moves the sensor's
+            // zero, so it reads on top of the stop as on any other force
+            // (it was dropped here: a clipped hold on a ramp read the stop
+            // net of the ramp's offset, below the pop level at 1.15 x pop
+            // once the offset passed 0.13 x pop). The word stays exact.
+            if scenarios.contains(.thermalRamps) {
+                let phase = (t / thermal.period).truncatingRemainder(dividingBy: 1)
+                let tri = phase < 0.5 ? 2 * phase : 2 - 2 * phase
+                for i in cellForce.indices { cellForce[i] += thermal.newtons * tri / cells }
+            }
             return .clipped
         }
         var shaking = false
