@@ -624,7 +624,17 @@ public struct Classifier: Sendable {
             // Quiet (within the panel's noise of the zero: no touch, whatever
             // its rate, so also in the first block after a press), or rising
             // no faster than drift does (which needs the rate): follow it slowly.
-            _baseline += _parameters.blockRise * d
+            // A quiet block follows faster (`blockQuietRise`, rise_ms times
+            // `quietRiseFractionOfRise`): it is no touch at any rate, and a
+            // baseline lagging a thermal ramp by `rise_ms` times its rate
+            // (0.1 N at 0.03 N/s) put the idle readings before a press above
+            // it, so a slow press crossed the peek or pop level early. A block
+            // between the noise and the touch band (a slow touch, if any)
+            // still rises at `rise_ms`. Not at 9-10 scans/s (the same as
+            // `blockRise` there): a block there is 1.6 s and already moves the
+            // baseline a third of the way; faster, it followed a block's
+            // noise into a false release (see `Benchmarks/ACCURACY.md`, acc-13).
+            _baseline += (d < touch ? _parameters.blockQuietRise : _parameters.blockRise) * d
             // Counted only beyond the panel's noise width: the mean of four
             // or more readings strays from the panel's level by less (1.6 of
             // its standard errors for four, 3 for sixteen), so a quiet panel's

@@ -281,6 +281,11 @@ public struct ClassifierParameters: Equatable, BitwiseCopyable, Sendable {
     /// The smoothing factors above compounded over one block of
     /// ``Classifier/blockScans`` scans: the baseline tracker runs per block.
     public let blockRise: Float
+    /// ``blockRise`` where a block reads within the panel's noise of the
+    /// baseline (no touch at any rate): the rise time times
+    /// ``quietRiseFractionOfRise``; the same as ``blockRise`` where a scan
+    /// is longer than a spike (9-10 scans/s, a block of 1.6 s).
+    public let blockQuietRise: Float
     public let blockFall: Float
     public let blockSmoothing: Float
     public let blockSlopeSmoothing: Float
@@ -370,6 +375,8 @@ public struct ClassifierParameters: Equatable, BitwiseCopyable, Sendable {
         periodNs = Int64((1_000_000_000 / sampleRateHz).rounded())
         self.sampleRateHz = sampleRateHz
         spikeIsolated = 1000 / sampleRateHz > settings.spikeMaximumMilliseconds
+        blockQuietRise = spikeIsolated ? blockRise
+            : perBlock(alpha(settings.baseline.riseMilliseconds * ClassifierParameters.quietRiseFractionOfRise))
         spikeAgreement = touchBand
         holdSettleScans = Int64(scans(settings.holdSettleMilliseconds))
         holdRise = (settings.popNewtons - settings.peekNewtons) * ClassifierParameters.holdRiseFractionOfGap

@@ -106,4 +106,10 @@ extension ClassifierParameters {
     /// A peek is still climbing while it rises by more than this fraction of
     /// the gap between the peek and pop levels (a tenth) above its settled high.
     public static let holdRiseFractionOfGap: Float = 0.1
+    /// The baseline's rise time where a block reads within the panel's noise
+    /// of it, as a fraction of `rise_ms` (see `_trackBaseline`): 1.5 s of the
+    /// default 4 s, so a 0.03 N/s thermal ramp is lagged by some 0.045 N, not
+    /// 0.12 N (scenario corpus, branch acc-13: 0.5 left one more early peek,
+    /// panel4 s11 at 6.6 s).
+    public static let quietRiseFractionOfRise: Float = 0.375
 }

@@ -81,6 +81,15 @@ struct ScenarioPhysics {
 
     var cellCount: Int { model.cellCount }
 
+    /// The thermal ramp's offset at `t` (a triangle), shared evenly by the cells.
+    private func addThermal(t: Double, cellForce: inout [Double]) {
+        guard scenarios.contains(.thermalRamps) else { return }
+        let phase = (t / thermal.period).truncatingRemainder(dividingBy: 1)
+        let tri = phase < 0.5 ? 2 * phase : 2 - 2 * phase
+        let cells = Double(cellForce.count)
+        for i in cellForce.indices { cellForce[i] += thermal.newtons * tri / cells }
+    }
+
     /// Applies the physics to the mechanical force on each cell at `t`; returns
     /// whether the sensor reads live, at its floor, or clipped against the stop.
     func apply(t: Double, pressIndex: Int?, cellForce: inout [Double]) -> Reading {
@@ -96,6 +105,12 @@ struct ScenarioPhysics {
         var total = cellForce.reduce(0, +)
         if scenarios.contains(.clippedHolds) && total > stop {
             for i in cellForce.indices { cellForce[i] *= stop / total }
+            // A stop bounds the force; the thermal ramp moves the sensor's
+            // zero, so it reads on top of the stop as on any other force
+            // (it was dropped here: a clipped hold on a ramp read the stop
+            // net of the ramp's offset, below the pop level at 1.15 x pop
+            // once the offset passed 0.13 x pop). The word stays exact.
+            addThermal(t: t, cellForce: &cellForce)
             return .clipped
         }
         var shaking = false
@@ -106,11 +121,7 @@ struct ScenarioPhysics {
             for i in cellForce.indices { cellForce[i] += f / cells }
             shaking = true
         }
-        if scenarios.contains(.thermalRamps) {
-            let phase = (t / thermal.period).truncatingRemainder(dividingBy: 1)
-            let tri = phase < 0.5 ? 2 * phase : 2 - 2 * phase
-            for i in cellForce.indices { cellForce[i] += thermal.newtons * tri / cells }
-        }
+        addThermal(t: t, cellForce: &cellForce)
         total = cellForce.reduce(0, +)
         if scenarios.contains(.zeroFloor) && !shaking && pressIndex == nil && total < 0.02 * model.peekNewtons {
             for i in cellForce.indices { cellForce[i] = 0 }
