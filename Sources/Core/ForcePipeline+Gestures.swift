@@ -847,9 +847,10 @@ extension ForcePipeline {
         window[0] = _classifier._older
         window[1] = _classifier._previous
         withUnsafeMutableBytes(of: &window) { $0.storeBytes(of: c, toByteOffset: 8, as: SIMD16<Float>.self) }
-        let (a, b) = withUnsafeBytes(of: &window) { raw in
-            (raw.loadUnaligned(as: SIMD16<Float>.self), raw.loadUnaligned(fromByteOffset: 4, as: SIMD16<Float>.self))
-        }
+        // Two loads, not one closure returning a tuple: a debug build instantiates the tuple's
+        // type metadata at run time the first time it gets here (one allocation, once a process).
+        let a = withUnsafeBytes(of: &window) { $0.loadUnaligned(as: SIMD16<Float>.self) }
+        let b = withUnsafeBytes(of: &window) { $0.loadUnaligned(fromByteOffset: 4, as: SIMD16<Float>.self) }
         let stamps = withUnsafeBytes(of: &replay._stamps) { $0.loadUnaligned(as: InlineArray<16, Int64>.self) }
         guard _classifier.stepBlock(older: a, previous: b, forces: c, firstSample: first, firstTimestampNs: stamps[0])
                 || _classifier._stepUndecided(c, stamps: stamps, firstSample: first, into: &events) else { return false }
