@@ -833,18 +833,27 @@ extension _PanelDecoder {
 @inlinable @inline(__always)
 internal func _laneMask(_ m: SIMDMask<SIMD16<Int32>>) -> SIMD16<Int32> { unsafeBitCast(m, to: SIMD16<Int32>.self) }
 
-/// A 16-lane mask as bits, bit k for lane k: each lane's weight kept where
-/// the mask is set, and the lanes or-ed.
+/// A 16-lane mask as bits, bit k for lane k: the lanes (0 or -1) narrowed
+/// to bytes (each lane's low half kept, exact for 0 and -1; LLVM makes it
+/// `packssdw`/`packsswb`, as in ``_PanelDecoder/_readQuad(_:stride:last:newtons:)``),
+/// each byte's weight (1 << k mod 8) kept where set, and each 8-byte word's
+/// bytes summed by one multiply into its top byte (distinct bits, so the sum
+/// is the or and never carries). The lanes' weights and-ed as 32-bit lanes,
+/// then or-ed by halving, were scalarised: some 70 instructions.
 @inlinable @inline(__always)
 internal func _laneBits(_ m: SIMDMask<SIMD16<Int32>>) -> UInt32 {
-    let weights = unsafeBitCast(_laneWeights, to: SIMD16<Int32>.self)
-    // Each lane's weight or zero, the lanes or-ed by halving in registers
-    // (the weights are distinct bits, so the or is the sum; `wrappedSum` was a call).
-    let kept = _laneMask(m) & weights
-    let h8 = kept.lowHalf | kept.highHalf
-    let h4 = h8.lowHalf | h8.highHalf
-    let h2 = h4.lowHalf | h4.highHalf
-    return UInt32(truncatingIfNeeded: h2[0] | h2[1])
+    let q = unsafeBitCast(m, to: (SIMD8<Int16>, SIMD8<Int16>, SIMD8<Int16>, SIMD8<Int16>).self)
+    @inline(__always) func narrow(_ a: SIMD8<Int16>, _ b: SIMD8<Int16>) -> SIMD16<Int8> {
+        unsafeBitCast(SIMD8(a[0], a[2], a[4], a[6], b[0], b[2], b[4], b[6]), to: SIMD16<Int8>.self)
+    }
+    let e01 = narrow(q.0, q.1), e23 = narrow(q.2, q.3)
+    let bytes = unsafeBitCast(SIMD16(e01[0], e01[2], e01[4], e01[6], e01[8], e01[10], e01[12], e01[14],
+                                     e23[0], e23[2], e23[4], e23[6], e23[8], e23[10], e23[12], e23[14]),
+                              to: SIMD2<UInt64>.self)
+    let weighted = bytes & SIMD2<UInt64>(repeating: 0x8040_2010_0804_0201)
+    let ones: UInt64 = 0x0101_0101_0101_0101
+    let low = (weighted[0] &* ones) &>> 56, high = (weighted[1] &* ones) &>> 56
+    return UInt32(truncatingIfNeeded: low | high &<< 8)
 }
 /// Whether every lane of a 4-lane mask is set, as the `and` of its two
 /// halves' 64-bit words against all ones: `all(_:)` is lowered as a lane
@@ -864,10 +873,6 @@ internal func _allLanes(_ m: SIMDMask<SIMD16<Int32>>) -> Bool {
     let words = unsafeBitCast((q.0 & q.1) & (q.2 & q.3), to: SIMD2<UInt64>.self)
     return words[0] & words[1] == UInt64.max
 }
-/// Lane k's bit, 1 << k, as a tuple of literals (constant data, no lazy global).
-@usableFromInline internal let _laneWeights: (Int32, Int32, Int32, Int32, Int32, Int32, Int32, Int32,
-                                              Int32, Int32, Int32, Int32, Int32, Int32, Int32, Int32) =
-    (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768)
 
 /// Zeroed inline arrays of the block path, made from zero vectors of the
 /// same size: `InlineArray(repeating:)` stayed a call there (about 20
