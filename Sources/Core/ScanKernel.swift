@@ -219,18 +219,23 @@ internal struct _ScanState: BitwiseCopyable, Sendable {
 }
 
 #if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
-/// The highest and the lowest of 16 byte lanes, by halving.
+/// The highest and the lowest of 16 byte lanes, by halving (the first two
+/// halves by bit casts: `lowHalf` and `highHalf` were calls on the plate's block path).
 @inlinable @inline(__always)
 internal func _maxByte(_ v: SIMD16<UInt8>) -> UInt8 {
-    let h8 = pointwiseMax(v.lowHalf, v.highHalf)
-    let h4 = pointwiseMax(h8.lowHalf, h8.highHalf)
+    let halves = unsafeBitCast(v, to: (SIMD8<UInt8>, SIMD8<UInt8>).self)
+    let h8 = pointwiseMax(halves.0, halves.1)
+    let quarters = unsafeBitCast(h8, to: (SIMD4<UInt8>, SIMD4<UInt8>).self)
+    let h4 = pointwiseMax(quarters.0, quarters.1)
     let h2 = pointwiseMax(h4.lowHalf, h4.highHalf)
     return Swift.max(h2[0], h2[1])
 }
 @inlinable @inline(__always)
 internal func _minByte(_ v: SIMD16<UInt8>) -> UInt8 {
-    let h8 = pointwiseMin(v.lowHalf, v.highHalf)
-    let h4 = pointwiseMin(h8.lowHalf, h8.highHalf)
+    let halves = unsafeBitCast(v, to: (SIMD8<UInt8>, SIMD8<UInt8>).self)
+    let h8 = pointwiseMin(halves.0, halves.1)
+    let quarters = unsafeBitCast(h8, to: (SIMD4<UInt8>, SIMD4<UInt8>).self)
+    let h4 = pointwiseMin(quarters.0, quarters.1)
     let h2 = pointwiseMin(h4.lowHalf, h4.highHalf)
     return Swift.min(h2[0], h2[1])
 }
