@@ -697,38 +697,74 @@ extension _PanelDecoder {
             guard let same = _readQuad(scans, stride: stride, last: &s, newtons: n0) else { return false }
             totals = raw.loadUnaligned(fromByteOffset: 320, as: SIMD16<Float>.self)
             changed = ~same & ((1 &<< UInt32(Classifier.blockScans)) &- 1)
+            if allMoments {
+                for i in 0..<4 {
+                    let column = UnsafeRawPointer(n0 + (20 &* i &+ 4)).loadUnaligned(as: SIMD16<Float>.self)
+                    momentsX += column * cellX[i]
+                    momentsY += column * cellY[i]
+                }
+            }
+            guard positions else { return true }
+            if CentreOfPressure.zeroBlockScans == Classifier.blockScans && CentreOfPressure.zeroSampleScans == 4
+                && CentreOfPressure.windowScans == 4 {
+                // On four lanes, lane i channel i's (each lane's sums in the
+                // scalar's order): channel i's quarter from scan `from` is at n0 + 20i + 4 + from.
+                @inline(__always) func quarter(_ i: Int, _ from: Int) -> SIMD4<Float> {
+                    UnsafeRawPointer(n0 + (20 &* i &+ 4 &+ from)).loadUnaligned(as: SIMD4<Float>.self)
+                }
+                // The window's moments, lane k scan tail + k's, the channels added in order.
+                var mx = unsafeBitCast(held.momentsX, to: SIMD4<Float>.self)
+                var my = unsafeBitCast(held.momentsY, to: SIMD4<Float>.self)
+                for i in 0..<4 {
+                    let q = quarter(i, tail)
+                    mx += q * cellX[i]
+                    my += q * cellY[i]
+                }
+                held.momentsX = unsafeBitCast(mx, to: InlineArray<4, Float>.self)
+                held.momentsY = unsafeBitCast(my, to: InlineArray<4, Float>.self)
+                // The zero block's four sampled scans, ending at its close
+                // (one in every block; those before the block read -0, and
+                // x + -0 is x bit for bit): each channel's four as a quarter,
+                // transposed (as in _readQuad) into each scan's four channels, added in scan order.
+                let from = closeAt &- (CentreOfPressure.zeroSampleScans &- 1)
+                let a0 = quarter(0, from), a1 = quarter(1, from), a2 = quarter(2, from), a3 = quarter(3, from)
+                let t0 = unsafeBitCast(SIMD4(a0[0], a1[0], a0[1], a1[1]), to: SIMD2<UInt64>.self)
+                let t1 = unsafeBitCast(SIMD4(a2[0], a3[0], a2[1], a3[1]), to: SIMD2<UInt64>.self)
+                let t2 = unsafeBitCast(SIMD4(a0[2], a1[2], a0[3], a1[3]), to: SIMD2<UInt64>.self)
+                let t3 = unsafeBitCast(SIMD4(a2[2], a3[2], a2[3], a3[3]), to: SIMD2<UInt64>.self)
+                var sums = withUnsafeBytes(of: zeroSums) { $0.loadUnaligned(as: SIMD4<Float>.self) }
+                sums += unsafeBitCast(SIMD2(t0[0], t1[0]), to: SIMD4<Float>.self)
+                sums += unsafeBitCast(SIMD2(t0[1], t1[1]), to: SIMD4<Float>.self)
+                sums += unsafeBitCast(SIMD2(t2[0], t3[0]), to: SIMD4<Float>.self)
+                sums += unsafeBitCast(SIMD2(t2[1], t3[1]), to: SIMD4<Float>.self)
+                withUnsafeMutableBytes(of: &held.closedSums) { $0.storeBytes(of: sums, as: SIMD4<Float>.self) }
+                // The next zero block's sampled scans in this block (a close at scan 2 or before), from 0.
+                var after = SIMD4<Float>()
+                var k = afterFrom
+                while k < Classifier.blockScans {
+                    after += SIMD4(n0[4 &+ k], n0[24 &+ k], n0[44 &+ k], n0[64 &+ k])
+                    k &+= 1
+                }
+                withUnsafeMutableBytes(of: &zeroSums) { $0.storeBytes(of: after, as: SIMD4<Float>.self) }
+                return true
+            }
             for i in 0..<4 {
                 let n = n0 + (20 &* i &+ 4)
                 let x = cellX[i], y = cellY[i]
-                if allMoments {
-                    let column = UnsafeRawPointer(n).loadUnaligned(as: SIMD16<Float>.self)
-                    momentsX += column * x
-                    momentsY += column * y
+                for k in tail..<Classifier.blockScans {
+                    held.momentsX[k &- tail] += n[k] * x
+                    held.momentsY[k &- tail] += n[k] * y
                 }
-                if positions {
-                    for k in tail..<Classifier.blockScans {
-                        held.momentsX[k &- tail] += n[k] * x
-                        held.momentsY[k &- tail] += n[k] * y
-                    }
-                    var sum = zeroSums[i]
-                    var k = beforeFrom
-                    if CentreOfPressure.zeroBlockScans == Classifier.blockScans {
-                        // A close in every block, its sampled scans the ones
-                        // ending at it: those before the block read -0, and
-                        // x + -0 is x, bit for bit (-0 and NaN too).
-                        let run = n + (closeAt &- (CentreOfPressure.zeroSampleScans &- 1))
-                        for t in 0..<CentreOfPressure.zeroSampleScans { sum += run[t] }
-                    } else {
-                        while k < beforeTo { sum += n[k]; k &+= 1 }
-                    }
-                    if closeAt >= 0 {
-                        held.closedSums[i] = sum
-                        sum = 0
-                        k = afterFrom
-                        while k < Classifier.blockScans { sum += n[k]; k &+= 1 }
-                    }
-                    zeroSums[i] = sum
+                var sum = zeroSums[i]
+                var k = beforeFrom
+                while k < beforeTo { sum += n[k]; k &+= 1 }
+                if closeAt >= 0 {
+                    held.closedSums[i] = sum
+                    sum = 0
+                    k = afterFrom
+                    while k < Classifier.blockScans { sum += n[k]; k &+= 1 }
                 }
+                zeroSums[i] = sum
             }
             return true
         }
