@@ -689,13 +689,12 @@ extension _PanelDecoder {
                                           momentsX: inout SIMD16<Float>, momentsY: inout SIMD16<Float>,
                                           closeAt: Int, beforeFrom: Int, beforeTo: Int, afterFrom: Int) -> Bool {
         let tail = Classifier.blockScans - CentreOfPressure.windowScans
-        // Channel i's newtons at 20i + 4, behind -0 (see the zero sums), the totals at 80:
+        // Channel i's newtons at 20i + 4, behind -0 where read (see the zero sums), the totals at 80:
         // on the stack uninitialised, every float written before it is read
         // (the 96 floats zeroed whole were some 20 stores a block).
         return withUnsafeTemporaryAllocation(of: Float.self, capacity: 96) { buffer -> Bool in
             let raw = UnsafeMutableRawBufferPointer(buffer)
             let n0 = buffer.baseAddress!
-            for i in 0..<4 { raw.storeBytes(of: SIMD4<Float>(repeating: -0.0), toByteOffset: 80 &* i, as: SIMD4<Float>.self) }
             raw.storeBytes(of: totals, toByteOffset: 320, as: SIMD16<Float>.self)
             guard let same = _readQuad(scans, stride: stride, last: &s, newtons: n0) else { return false }
             totals = raw.loadUnaligned(fromByteOffset: 320, as: SIMD16<Float>.self)
@@ -708,6 +707,10 @@ extension _PanelDecoder {
                 }
             }
             guard positions else { return true }
+            // The pads are read only where the zero block's sampled scans start before the block.
+            if closeAt < CentreOfPressure.zeroSampleScans &- 1 {
+                for i in 0..<4 { raw.storeBytes(of: SIMD4<Float>(repeating: -0.0), toByteOffset: 80 &* i, as: SIMD4<Float>.self) }
+            }
             if CentreOfPressure.zeroBlockScans == Classifier.blockScans && CentreOfPressure.zeroSampleScans == 4
                 && CentreOfPressure.windowScans == 4 {
                 // On four lanes, lane i channel i's (each lane's sums in the
