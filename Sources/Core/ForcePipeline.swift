@@ -339,7 +339,7 @@ public struct ForcePipeline: Sendable {
     /// untouched, where the block goes to the per-scan path); when nothing in
     /// it can raise a health event, the block's forces go to the classifier at once.
     /// Returns false, having changed nothing, otherwise.
-    @inlinable
+    @inlinable @inline(__always)
     internal mutating func _processBlock(_ scans: UnsafeRawPointer, into events: inout EventRing) -> Bool {
         #if hasFeature(Embedded) && (arch(arm) || arch(riscv32))
         // The block path is off here (Classifier.blockPathEnabled): none of it is built.
@@ -348,13 +348,22 @@ public struct ForcePipeline: Sendable {
         // Four side-by-side channels read four scans at a time, in a copy of
         // their own: the other formats' copy stays as it was (in one body,
         // kiosk's block cost 2.4 instructions a scan more, its registers spilled).
+        // Chosen here, in the caller: where the other formats' copy held the
+        // test, the plate's blocks paid its prologue (stack guard, six
+        // saved registers, 23 instructions) to jump to theirs.
         if _decode.quadOffset >= 0 { return _processQuadBlock(scans, into: &events) }
-        return _processBlock(scans, into: &events, quad: false)
+        return _processOtherBlock(scans, into: &events)
         #endif
     }
 
     // The block path only: not built where it is off (Classifier.blockPathEnabled).
     #if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
+    /// ``_processBlock(_:into:)`` where ``_PanelDecoder/quadOffset`` is not set.
+    @usableFromInline @inline(never)
+    internal mutating func _processOtherBlock(_ scans: UnsafeRawPointer, into events: inout EventRing) -> Bool {
+        _processBlock(scans, into: &events, quad: false)
+    }
+
     /// ``_processBlock(_:into:)`` where ``_PanelDecoder/quadOffset`` is set.
     @usableFromInline @inline(never)
     internal mutating func _processQuadBlock(_ scans: UnsafeRawPointer, into events: inout EventRing) -> Bool {

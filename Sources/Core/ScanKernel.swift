@@ -219,18 +219,23 @@ internal struct _ScanState: BitwiseCopyable, Sendable {
 }
 
 #if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
-/// The highest and the lowest of 16 byte lanes, by halving.
+/// The highest and the lowest of 16 byte lanes, by halving (the first two
+/// halves by bit casts: `lowHalf` and `highHalf` were calls on the plate's block path).
 @inlinable @inline(__always)
 internal func _maxByte(_ v: SIMD16<UInt8>) -> UInt8 {
-    let h8 = pointwiseMax(v.lowHalf, v.highHalf)
-    let h4 = pointwiseMax(h8.lowHalf, h8.highHalf)
+    let halves = unsafeBitCast(v, to: (SIMD8<UInt8>, SIMD8<UInt8>).self)
+    let h8 = pointwiseMax(halves.0, halves.1)
+    let quarters = unsafeBitCast(h8, to: (SIMD4<UInt8>, SIMD4<UInt8>).self)
+    let h4 = pointwiseMax(quarters.0, quarters.1)
     let h2 = pointwiseMax(h4.lowHalf, h4.highHalf)
     return Swift.max(h2[0], h2[1])
 }
 @inlinable @inline(__always)
 internal func _minByte(_ v: SIMD16<UInt8>) -> UInt8 {
-    let h8 = pointwiseMin(v.lowHalf, v.highHalf)
-    let h4 = pointwiseMin(h8.lowHalf, h8.highHalf)
+    let halves = unsafeBitCast(v, to: (SIMD8<UInt8>, SIMD8<UInt8>).self)
+    let h8 = pointwiseMin(halves.0, halves.1)
+    let quarters = unsafeBitCast(h8, to: (SIMD4<UInt8>, SIMD4<UInt8>).self)
+    let h4 = pointwiseMin(quarters.0, quarters.1)
     let h2 = pointwiseMin(h4.lowHalf, h4.highHalf)
     return Swift.min(h2[0], h2[1])
 }
@@ -684,46 +689,88 @@ extension _PanelDecoder {
                                           momentsX: inout SIMD16<Float>, momentsY: inout SIMD16<Float>,
                                           closeAt: Int, beforeFrom: Int, beforeTo: Int, afterFrom: Int) -> Bool {
         let tail = Classifier.blockScans - CentreOfPressure.windowScans
-        // Channel i's newtons at 20i + 4, behind three -0 (see the zero sums), the totals at 80.
-        var columns = unsafeBitCast((SIMD64<Float>(repeating: -0.0), SIMD32<Float>(repeating: -0.0)), to: InlineArray<96, Float>.self)
-        return withUnsafeMutableBytes(of: &columns) { raw -> Bool in
-            let n0 = raw.baseAddress!.assumingMemoryBound(to: Float.self)
+        // Channel i's newtons at 20i + 4, behind -0 where read (see the zero sums), the totals at 80:
+        // on the stack uninitialised, every float written before it is read
+        // (the 96 floats zeroed whole were some 20 stores a block).
+        return withUnsafeTemporaryAllocation(of: Float.self, capacity: 96) { buffer -> Bool in
+            let raw = UnsafeMutableRawBufferPointer(buffer)
+            let n0 = buffer.baseAddress!
             raw.storeBytes(of: totals, toByteOffset: 320, as: SIMD16<Float>.self)
             guard let same = _readQuad(scans, stride: stride, last: &s, newtons: n0) else { return false }
             totals = raw.loadUnaligned(fromByteOffset: 320, as: SIMD16<Float>.self)
             changed = ~same & ((1 &<< UInt32(Classifier.blockScans)) &- 1)
+            if allMoments {
+                for i in 0..<4 {
+                    let column = UnsafeRawPointer(n0 + (20 &* i &+ 4)).loadUnaligned(as: SIMD16<Float>.self)
+                    momentsX += column * cellX[i]
+                    momentsY += column * cellY[i]
+                }
+            }
+            guard positions else { return true }
+            // The pads are read only where the zero block's sampled scans start before the block.
+            if closeAt < CentreOfPressure.zeroSampleScans &- 1 {
+                for i in 0..<4 { raw.storeBytes(of: SIMD4<Float>(repeating: -0.0), toByteOffset: 80 &* i, as: SIMD4<Float>.self) }
+            }
+            if CentreOfPressure.zeroBlockScans == Classifier.blockScans && CentreOfPressure.zeroSampleScans == 4
+                && CentreOfPressure.windowScans == 4 {
+                // On four lanes, lane i channel i's (each lane's sums in the
+                // scalar's order): channel i's quarter from scan `from` is at n0 + 20i + 4 + from.
+                @inline(__always) func quarter(_ i: Int, _ from: Int) -> SIMD4<Float> {
+                    UnsafeRawPointer(n0 + (20 &* i &+ 4 &+ from)).loadUnaligned(as: SIMD4<Float>.self)
+                }
+                // The window's moments, lane k scan tail + k's, the channels added in order.
+                var mx = unsafeBitCast(held.momentsX, to: SIMD4<Float>.self)
+                var my = unsafeBitCast(held.momentsY, to: SIMD4<Float>.self)
+                for i in 0..<4 {
+                    let q = quarter(i, tail)
+                    mx += q * cellX[i]
+                    my += q * cellY[i]
+                }
+                held.momentsX = unsafeBitCast(mx, to: InlineArray<4, Float>.self)
+                held.momentsY = unsafeBitCast(my, to: InlineArray<4, Float>.self)
+                // The zero block's four sampled scans, ending at its close
+                // (one in every block; those before the block read -0, and
+                // x + -0 is x bit for bit): each channel's four as a quarter,
+                // transposed (as in _readQuad) into each scan's four channels, added in scan order.
+                let from = closeAt &- (CentreOfPressure.zeroSampleScans &- 1)
+                let a0 = quarter(0, from), a1 = quarter(1, from), a2 = quarter(2, from), a3 = quarter(3, from)
+                let t0 = unsafeBitCast(SIMD4(a0[0], a1[0], a0[1], a1[1]), to: SIMD2<UInt64>.self)
+                let t1 = unsafeBitCast(SIMD4(a2[0], a3[0], a2[1], a3[1]), to: SIMD2<UInt64>.self)
+                let t2 = unsafeBitCast(SIMD4(a0[2], a1[2], a0[3], a1[3]), to: SIMD2<UInt64>.self)
+                let t3 = unsafeBitCast(SIMD4(a2[2], a3[2], a2[3], a3[3]), to: SIMD2<UInt64>.self)
+                var sums = withUnsafeBytes(of: zeroSums) { $0.loadUnaligned(as: SIMD4<Float>.self) }
+                sums += unsafeBitCast(SIMD2(t0[0], t1[0]), to: SIMD4<Float>.self)
+                sums += unsafeBitCast(SIMD2(t0[1], t1[1]), to: SIMD4<Float>.self)
+                sums += unsafeBitCast(SIMD2(t2[0], t3[0]), to: SIMD4<Float>.self)
+                sums += unsafeBitCast(SIMD2(t2[1], t3[1]), to: SIMD4<Float>.self)
+                withUnsafeMutableBytes(of: &held.closedSums) { $0.storeBytes(of: sums, as: SIMD4<Float>.self) }
+                // The next zero block's sampled scans in this block (a close at scan 2 or before), from 0.
+                var after = SIMD4<Float>()
+                var k = afterFrom
+                while k < Classifier.blockScans {
+                    after += SIMD4(n0[4 &+ k], n0[24 &+ k], n0[44 &+ k], n0[64 &+ k])
+                    k &+= 1
+                }
+                withUnsafeMutableBytes(of: &zeroSums) { $0.storeBytes(of: after, as: SIMD4<Float>.self) }
+                return true
+            }
             for i in 0..<4 {
                 let n = n0 + (20 &* i &+ 4)
                 let x = cellX[i], y = cellY[i]
-                if allMoments {
-                    let column = UnsafeRawPointer(n).loadUnaligned(as: SIMD16<Float>.self)
-                    momentsX += column * x
-                    momentsY += column * y
+                for k in tail..<Classifier.blockScans {
+                    held.momentsX[k &- tail] += n[k] * x
+                    held.momentsY[k &- tail] += n[k] * y
                 }
-                if positions {
-                    for k in tail..<Classifier.blockScans {
-                        held.momentsX[k &- tail] += n[k] * x
-                        held.momentsY[k &- tail] += n[k] * y
-                    }
-                    var sum = zeroSums[i]
-                    var k = beforeFrom
-                    if CentreOfPressure.zeroBlockScans == Classifier.blockScans {
-                        // A close in every block, its sampled scans the ones
-                        // ending at it: those before the block read -0, and
-                        // x + -0 is x, bit for bit (-0 and NaN too).
-                        let run = n + (closeAt &- (CentreOfPressure.zeroSampleScans &- 1))
-                        for t in 0..<CentreOfPressure.zeroSampleScans { sum += run[t] }
-                    } else {
-                        while k < beforeTo { sum += n[k]; k &+= 1 }
-                    }
-                    if closeAt >= 0 {
-                        held.closedSums[i] = sum
-                        sum = 0
-                        k = afterFrom
-                        while k < Classifier.blockScans { sum += n[k]; k &+= 1 }
-                    }
-                    zeroSums[i] = sum
+                var sum = zeroSums[i]
+                var k = beforeFrom
+                while k < beforeTo { sum += n[k]; k &+= 1 }
+                if closeAt >= 0 {
+                    held.closedSums[i] = sum
+                    sum = 0
+                    k = afterFrom
+                    while k < Classifier.blockScans { sum += n[k]; k &+= 1 }
                 }
+                zeroSums[i] = sum
             }
             return true
         }
@@ -833,18 +880,27 @@ extension _PanelDecoder {
 @inlinable @inline(__always)
 internal func _laneMask(_ m: SIMDMask<SIMD16<Int32>>) -> SIMD16<Int32> { unsafeBitCast(m, to: SIMD16<Int32>.self) }
 
-/// A 16-lane mask as bits, bit k for lane k: each lane's weight kept where
-/// the mask is set, and the lanes or-ed.
+/// A 16-lane mask as bits, bit k for lane k: the lanes (0 or -1) narrowed
+/// to bytes (each lane's low half kept, exact for 0 and -1; LLVM makes it
+/// `packssdw`/`packsswb`, as in ``_PanelDecoder/_readQuad(_:stride:last:newtons:)``),
+/// each byte's weight (1 << k mod 8) kept where set, and each 8-byte word's
+/// bytes summed by one multiply into its top byte (distinct bits, so the sum
+/// is the or and never carries). The lanes' weights and-ed as 32-bit lanes,
+/// then or-ed by halving, were scalarised: some 70 instructions.
 @inlinable @inline(__always)
 internal func _laneBits(_ m: SIMDMask<SIMD16<Int32>>) -> UInt32 {
-    let weights = unsafeBitCast(_laneWeights, to: SIMD16<Int32>.self)
-    // Each lane's weight or zero, the lanes or-ed by halving in registers
-    // (the weights are distinct bits, so the or is the sum; `wrappedSum` was a call).
-    let kept = _laneMask(m) & weights
-    let h8 = kept.lowHalf | kept.highHalf
-    let h4 = h8.lowHalf | h8.highHalf
-    let h2 = h4.lowHalf | h4.highHalf
-    return UInt32(truncatingIfNeeded: h2[0] | h2[1])
+    let q = unsafeBitCast(m, to: (SIMD8<Int16>, SIMD8<Int16>, SIMD8<Int16>, SIMD8<Int16>).self)
+    @inline(__always) func narrow(_ a: SIMD8<Int16>, _ b: SIMD8<Int16>) -> SIMD16<Int8> {
+        unsafeBitCast(SIMD8(a[0], a[2], a[4], a[6], b[0], b[2], b[4], b[6]), to: SIMD16<Int8>.self)
+    }
+    let e01 = narrow(q.0, q.1), e23 = narrow(q.2, q.3)
+    let bytes = unsafeBitCast(SIMD16(e01[0], e01[2], e01[4], e01[6], e01[8], e01[10], e01[12], e01[14],
+                                     e23[0], e23[2], e23[4], e23[6], e23[8], e23[10], e23[12], e23[14]),
+                              to: SIMD2<UInt64>.self)
+    let weighted = bytes & SIMD2<UInt64>(repeating: 0x8040_2010_0804_0201)
+    let ones: UInt64 = 0x0101_0101_0101_0101
+    let low = (weighted[0] &* ones) &>> 56, high = (weighted[1] &* ones) &>> 56
+    return UInt32(truncatingIfNeeded: low | high &<< 8)
 }
 /// Whether every lane of a 4-lane mask is set, as the `and` of its two
 /// halves' 64-bit words against all ones: `all(_:)` is lowered as a lane
@@ -864,10 +920,6 @@ internal func _allLanes(_ m: SIMDMask<SIMD16<Int32>>) -> Bool {
     let words = unsafeBitCast((q.0 & q.1) & (q.2 & q.3), to: SIMD2<UInt64>.self)
     return words[0] & words[1] == UInt64.max
 }
-/// Lane k's bit, 1 << k, as a tuple of literals (constant data, no lazy global).
-@usableFromInline internal let _laneWeights: (Int32, Int32, Int32, Int32, Int32, Int32, Int32, Int32,
-                                              Int32, Int32, Int32, Int32, Int32, Int32, Int32, Int32) =
-    (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768)
 
 /// Zeroed inline arrays of the block path, made from zero vectors of the
 /// same size: `InlineArray(repeating:)` stayed a call there (about 20
