@@ -38,7 +38,6 @@ extension ForceService {
             }
 
             if let server {
-                if fds[1].revents & Int16(POLLIN) != 0 { server.acceptAll() }
                 // Clients polled this round are fds[2...] in the order of server.clients at the time.
                 let polled = min(server.clients.count, fds.count - 2)
                 for i in 0..<polled {
@@ -50,6 +49,9 @@ extension ForceService {
                     if !c.dead && c.closeWhenFlushed && !c.hasOutput { c.dead = true }
                 }
                 server.reap()
+                // Accepted only after this round's hang-ups are reaped: a client that left in the
+                // same round as a new one arrived no longer counts against --max-clients.
+                if fds[1].revents & Int16(POLLIN) != 0 { server.acceptAll() }
                 if gestureRegions != nil { updateProgressDemand() }
             }
             tellSystemd(&sink)

@@ -109,6 +109,38 @@ struct ServiceHardeningTests {
         #expect(unknownLogged <= 6, "2 000 unknown commands in a burst: \(unknownLogged) log lines")
     }
 
+    @Test("--max-clients: a client that leaves in the same poll round as a new one arrives frees its place for it (the service stopped across the hang-up and the connect)")
+    func clientLeavesAsAnotherArrives() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let (url, _) = try writePressTrain(in: dir, leadIn: 2500, presses: 2)
+        let socket = dir.appendingPathComponent("ev.sock").path
+        let service = try Running([fs, "emulate", url.path, "--", fs, "run", "--calibration", url.path, "--socket", socket, "--max-clients", "2", "--no-stdout"], in: dir)
+        defer { if service.process.isRunning { kill(service.process.processIdentifier, SIGKILL) } }
+        #expect(waitUntil(20) { FileManager.default.fileExists(atPath: socket) }, "\(service.stderr)")
+        let a = try SocketClient(path: socket), b = try SocketClient(path: socket)
+        a.startReading(); b.startReading()
+        a.send("status\n")
+        #expect(waitUntil(5) { a.lines.contains { $0.hasPrefix("{\"status\":") } }, "\(a.lines)")
+        b.send("status\n")
+        #expect(waitUntil(5) { b.lines.contains { $0.hasPrefix("{\"status\":") } }, "\(b.lines)")
+        let status = try #require(a.lines.first { $0.hasPrefix("{\"status\":") }.flatMap(statusObject))
+        #expect(int(status["clients"]) == 2)
+        let pid = pid_t(try #require(int(status["pid"])))
+        // Stopped, the service sees B's hang-up and C's connection in one poll round when it goes on.
+        #expect(kill(pid, SIGSTOP) == 0)
+        Glibc.shutdown(b.fd, Int32(SHUT_RDWR))
+        let c = try SocketClient(path: socket)   // queued in the listen backlog meanwhile
+        c.startReading()
+        #expect(kill(pid, SIGCONT) == 0)
+        c.send("status\n")
+        #expect(waitUntil(5) { c.lines.contains { $0.hasPrefix("{\"status\":") } || c.closed }, "\(c.lines)")
+        #expect(!c.lines.contains { $0.contains("refused") }, "\(c.lines)")
+        #expect(c.lines.contains { $0.hasPrefix("{\"status\":") }, "\(c.lines)")
+        kill(pid, SIGTERM)
+        #expect(service.wait(timeout: 20) == 0)
+    }
+
     @Test("out of file descriptors (RLIMIT_NOFILE 64): no busy loop, connected clients still get status, new ones are told and counted, service recovers when descriptors free up")
     func outOfDescriptors() throws {
         let dir = try temporaryDirectory()
