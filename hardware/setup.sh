@@ -20,7 +20,7 @@ for arg in "$@"; do
 done
 packages=(libiio-dev libiio-utils iiod tmux valgrind util-linux)  # util-linux: unshare (emulator), prlimit (kill-mid-save test)
 if [ "$kernel" = 1 ]; then
-    packages+=(qemu-system-x86 busybox-static gcc make bc xz-utils cpio kmod python3 gcc-12 evtest)
+    packages+=(qemu-system-x86 busybox-static gcc make bc xz-utils cpio kmod python3 gcc-12 evtest systemd udev)  # systemd, udev: the package under systemd as PID 1 in the guest (hardware/kernel/systemd.sh)
 fi
 missing=()
 for p in "${packages[@]}"; do
