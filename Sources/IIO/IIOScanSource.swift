@@ -276,6 +276,13 @@ public final class IIOScanSource {
 
     /// Waits until the device is readable (or `timeoutMs`, or a stop), then refills what is there.
     /// Two system calls per refill: `poll` here and libiio's `read`.
+    ///
+    /// The kernel reports the buffer readable only once `buffer/watermark` scans wait (libiio sets the
+    /// watermark to ``IIOScanPolicy/scansPerRefill``), but a non-blocking read returns whatever it holds
+    /// (`iio_buffer_read` waits for nothing under `O_NONBLOCK`). So a poll that times out is followed by
+    /// one such read: scans a device left short of the watermark when it stopped are delivered, not
+    /// lost at the end of the stream; only `EAGAIN` there is a timeout. Steady state never times out,
+    /// so it costs nothing there.
     private func pollAndRefill(_ b: IIOBuffer, timeoutMs: Int32) -> Result<Int, IIOError> {
         while true {
             let r: Int32 = withUnsafeTemporaryAllocation(of: pollfd.self, capacity: 2) { fds in
@@ -287,6 +294,11 @@ public final class IIOScanSource {
                 if fds[1].revents != 0 { return -EBADF }
                 if fds[0].revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 && fds[0].revents & Int16(POLLIN) == 0 { return -ENODEV }
                 return 1
+            }
+            if r == -ETIMEDOUT {
+                let below = b.refill()
+                if case .failure(let e) = below, e.isWouldBlock { return .failure(IIOError(code: ETIMEDOUT, operation: "poll(\(b.device.id))")) }
+                return below
             }
             if r < 0 { return .failure(IIOError(code: -r, operation: "poll(\(b.device.id))")) }
             let result = b.refill()

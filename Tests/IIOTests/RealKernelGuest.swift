@@ -46,6 +46,27 @@ P=$!
 waitbuf 1; python3 "$F" lockstep "$O/press-values.txt" 2> "$O/run-press.feed"
 wait $P; echo $? > "$O/run-press.rc"
 
+step tail
+# 4 scans a refill (libiio sets the watermark to 4) and 1003 values fed: the stream stops 3 scans below
+# the watermark, which the kernel's poll never reports; --exit-on-timeout must still keep them. The feeder
+# starts first (it waits for buffer/enable), so the reader's timeout never runs out before the first value.
+python3 "$F" lockstep "$O/tail-values.txt" 2> "$O/tail.feed" &
+FP=$!
+"$FS" record --device ads1015 --channel voltage0 --trigger sysfs --rate 860 --timeout-ms 3000 --exit-on-timeout \
+    -o "$O/tail.json" > "$O/tail.out" 2>&1 &
+P=$!
+waitbuf 1; cat "$D/buffer/watermark" > "$O/tail-watermark.txt"
+wait $FP; wait $P; echo $? > "$O/tail.rc"
+
+step run-tail
+python3 "$F" lockstep "$O/tail-press-values.txt" 2> "$O/run-tail.feed" &
+FP=$!
+"$FS" run --device ads1015 --calibration "$O/test-panel.json" --trigger sysfs --rate 860 --scans-per-refill 4 \
+    --exit-on-timeout --timeout-ms 3000 > "$O/run-tail.events" 2> "$O/run-tail.err" &
+P=$!
+waitbuf 1; cat "$D/buffer/watermark" > "$O/run-tail-watermark.txt"
+wait $FP; wait $P; echo $? > "$O/run-tail.rc"
+
 step uinput
 # A stand-in actuator (uinput with FF_RUMBLE, its requests logged), then run --uinput with
 # [uinput] and [haptics], evtest (Debian's, from the host tree) reading the device it makes.

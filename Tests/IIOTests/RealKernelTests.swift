@@ -23,6 +23,10 @@ struct RealKernelSession {
     let dir: URL
     let values: [Int16]
     let pressRecording: URL
+    /// Fed to `record` at 4 scans a refill: a count that is not a multiple of 4 (see ``tailScanCount``).
+    let tailValues: [Int16]
+    /// A press still held when the data stops, at 860 Hz, ``tailScanCount`` scans.
+    let tailPressRecording: URL
     let runner: ProcessResult
 
     static let shared: Result<RealKernelSession, RealKernelFailure> = {
@@ -58,6 +62,11 @@ struct RealKernelSession {
         let press = try Recording.load(pressRecording)
         try forceValues(press).map(String.init).joined(separator: " ")
             .write(to: dir.appendingPathComponent("press-values.txt"), atomically: true, encoding: .utf8)
+        tailValues = lockstepValues(count: tailScanCount, seed: 0x7A11)
+        try tailValues.map(String.init).joined(separator: " ").write(to: dir.appendingPathComponent("tail-values.txt"), atomically: true, encoding: .utf8)
+        tailPressRecording = try ads1115Recording(tailPressValues(), rateHz: 860, in: dir, name: "tail-press")
+        try tailPressValues().map(String.init).joined(separator: " ")
+            .write(to: dir.appendingPathComponent("tail-press-values.txt"), atomically: true, encoding: .utf8)
         let script = dir.appendingPathComponent("guest.sh")
         try realKernelGuestScript.write(to: script, atomically: true, encoding: .utf8)
         let started = Date()
@@ -81,6 +90,20 @@ struct RealKernelSession {
 struct RealKernelFailure: Error, CustomStringConvertible {
     let text: String
     var description: String { text }
+}
+
+/// Scans the tail checks feed: 3 past a multiple of 4 (the watermark libiio sets for 4 scans a
+/// refill), so the stream stops with 3 scans below the watermark.
+let tailScanCount = 1003
+
+/// Raw values of a press that is still held when the data stops: 300 scans at rest, a ramp over 20
+/// scans to 3.5 N (the test panel's calibration: 100 counts at zero, 0.0005 N a count), held to the
+/// end, with the same small noise as the test panel's recording.
+func tailPressValues() -> [Int16] {
+    (0..<tailScanCount).map { i in
+        let newtons = i < 300 ? 0 : min(3.5, Double(i - 300) / 20 * 3.5)
+        return Int16(100 + Int((newtons / 0.0005).rounded()) + (i * 7919) % 9 - 4)
+    }
 }
 
 /// Eight values for the layout check, rails included.
@@ -189,6 +212,32 @@ struct RealKernelTests {
         }
         #expect(column(real) == column(emulated))
         #expect(real.metadata.channels.map { [$0.id, String($0.index), $0.format.text] } == emulated.metadata.channels.map { [$0.id, String($0.index), $0.format.text] })
+    }
+
+    @Test("a stream that stops 3 scans short of the watermark (4 scans a refill): record --exit-on-timeout keeps all 1003 fed values, in order")
+    func tailRecord() throws {
+        let s = try RealKernelSession.get()
+        #expect(s.text("tail.rc") == "0", "\(s.text("tail.out"))")
+        #expect(s.text("tail-watermark.txt") == "4", "the kernel's watermark while record streamed: \(s.text("tail-watermark.txt"))")
+        let real = try Recording.load(s.dir.appendingPathComponent("tail.json"))
+        #expect(real.scanCount == s.tailValues.count, "\(real.scanCount) scans recorded of \(s.tailValues.count) fed")
+        #expect(forceValues(real) == s.tailValues.map(Int64.init))
+    }
+
+    @Test("run --exit-on-timeout with 4 scans a refill, a press held until the data stops 3 scans short of the watermark: the same events as the emulator, the release at the last scan")
+    func tailRun() throws {
+        let s = try RealKernelSession.get()
+        #expect(s.text("run-tail.rc") == "0", "\(s.text("run-tail.err").suffix(800))")
+        #expect(s.text("run-tail-watermark.txt") == "4", "the kernel's watermark while run streamed: \(s.text("run-tail-watermark.txt"))")
+        let real = eventsWithoutTime(s.text("run-tail.events"))
+        let r = try runProcess([forcestage!, "emulate", "--as-fast-as-possible", s.tailPressRecording.path, "--",
+                                forcestage!, "run", "--calibration", s.pressRecording.path, "--scans-per-refill", "4",
+                                "--exit-on-timeout", "--timeout-ms", "500"], timeout: 120)
+        #expect(r.status == 0, "\(r.stderr)")
+        let emulated = eventsWithoutTime(r.stdout)
+        #expect(eventNames(s.text("run-tail.events")).suffix(2) == ["pop", "release"], "\(real.joined(separator: "\n"))")
+        #expect(real.last?.contains("\"sample\":\(tailScanCount)") == true, "the release at the end of the data, after scan \(tailScanCount): \(real.last ?? "none")")
+        #expect(real == emulated, "real kernel:\n\(real.joined(separator: "\n"))\nemulator:\n\(emulated.joined(separator: "\n"))")
     }
 
     @Test("a triggered device without a trigger gets one line saying what to pass, exit 1")
