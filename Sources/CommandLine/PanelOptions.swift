@@ -32,7 +32,7 @@ public struct CalibrationOptions: ParsableArguments, Sendable {
 
 /// `--rate`: scans per second when the device states none, declared once.
 public struct RateOption: ParsableArguments, Sendable {
-    @Option(help: ArgumentHelp("Scans per second when the device has no sampling_frequency (default: the calibration recording's rate, where there is one).", valueName: "HZ"))
+    @Option(help: ArgumentHelp("Scans per second when the device has no sampling_frequency (default: the calibration recording's rate, where there is one).", valueName: "HZ"), transform: DecimalNumber.argument)
     public var rate: Double?
 
     public init() {}

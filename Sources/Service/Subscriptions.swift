@@ -120,10 +120,10 @@ struct Subscription: Equatable {
             } else if let first = word.first, (first >= UInt8(ascii: "0") && first <= UInt8(ascii: "9")) || first == UInt8(ascii: ".")
                         || first == UInt8(ascii: "-") || first == UInt8(ascii: "+")
                         || (word.count <= 16 && Double(String(decoding: word, as: UTF8.self)) != nil) {
-                // A number in any spelling Double reads (-1, +5, inf, nan) is a rate, refused by its range below,
-                // not taken for a second list of kinds.
+                // A number in any spelling Double reads (-1, +5, inf, nan, 0x10) is a rate, not taken for a second
+                // list of kinds; only a decimal one in range is accepted below.
                 guard hz == nil else { return .failure(Refusal(message: "a progress rate given twice", hint: "give one rate, e.g. subscribe progress 60")) }
-                guard word.count <= 16, let v = Double(String(decoding: word, as: UTF8.self)), progressHzRange.contains(v) else {
+                guard word.count <= 16, let v = DecimalNumber.parse(bytes: word), progressHzRange.contains(v) else {
                     return .failure(Refusal(message: "progress rate \"\(shown(word))\" is not a number from 0.1 to 1000",
                                             hint: "e.g. subscribe progress 60 (events per second at most)"))
                 }

@@ -31,7 +31,7 @@ extension ServiceCommands {
 
         @OptionGroup var triggerOptions: TriggerOptions
 
-        @Option(help: "Allowed press-to-event time, milliseconds (default: the profile's [latency] budget_ms, else 25). Also decides the default scans per refill.")
+        @Option(help: "Allowed press-to-event time, milliseconds (default: the profile's [latency] budget_ms, else 25). Also decides the default scans per refill.", transform: DecimalNumber.argument)
         var budgetMs: Double?
 
         @Option(help: "Scans per refill (default: the most, 1 to 4, that keeps the budget and waits at most 5 ms).")
@@ -70,8 +70,9 @@ extension ServiceCommands {
         @Option(help: "Write Prometheus text-format metrics to this .prom file (atomically) every --metrics-interval seconds, for node_exporter's textfile collector.")
         var metricsFile: String?
 
-        @Option(help: "Seconds between metrics file writes.")
-        var metricsInterval: Double = 10
+        @Option(name: .customLong("metrics-interval"), help: ArgumentHelp("Seconds between metrics file writes.", valueName: "metrics-interval"))
+        var metricsIntervalArgument: DecimalArgument = 10
+        var metricsInterval: Double { metricsIntervalArgument.value }
 
         @Flag(help: "Also be a virtual input device (/dev/uinput): BTN_TOUCH while pressed, ABS_PRESSURE, and the profile's [uinput] keys (default: pop = BTN_LEFT).")
         var uinput = false
@@ -79,7 +80,7 @@ extension ServiceCommands {
         @Flag(help: "Run the gesture layer even without [[region]] tables (a profile with them always runs it): move events, and progress for subscribers. Needs press positions.")
         var gestures = false
 
-        @Option(name: .customLong("progress-hz"), help: ArgumentHelp("With the gesture layer, also print progress (force between release and pop as 0..1) at most HZ per second (0.1 to 1000); socket clients ask with subscribe progress HZ.", valueName: "HZ"))
+        @Option(name: .customLong("progress-hz"), help: ArgumentHelp("With the gesture layer, also print progress (force between release and pop as 0..1) at most HZ per second (0.1 to 1000); socket clients ask with subscribe progress HZ.", valueName: "HZ"), transform: DecimalNumber.argument)
         var progressHz: Double?
 
         @Option(help: ArgumentHelp("Play the profile's [haptics] effect N times, print the delay distribution and exit (no sensor needed).", valueName: "N"))

@@ -1,5 +1,6 @@
 import ArgumentParser
 import ForceStageCommandLine
+import ForceStageFormats
 import ForceStageServiceRun
 
 extension ServiceCommands {
@@ -14,8 +15,9 @@ extension ServiceCommands {
         @Flag(help: "Print the status as one JSON line.")
         var json = false
 
-        @Option(help: "Seconds to wait for the service to accept the connection and answer (0.1 to 600).")
-        var timeout: Double = 3
+        @Option(name: .customLong("timeout"), help: ArgumentHelp("Seconds to wait for the service to accept the connection and answer (0.1 to 600).", valueName: "timeout"))
+        var timeoutArgument: DecimalArgument = 3
+        var timeout: Double { timeoutArgument.value }
 
         @Flag(help: "Print the status as Prometheus text-format metrics.")
         var prometheus = false

@@ -38,6 +38,8 @@ public enum ServiceArguments {
         var values: [String] = []
         /// Stores the value (a flag gets ""); `false` when it does not convert.
         var apply: @Sendable (inout Options, String) -> Bool
+        /// Said after an invalid value (as swift-argument-parser says its transform's error), or nothing.
+        var refusal: String? = nil
 
         var synopsis: String { valueName.map { "--\(name) <\($0)>" } ?? "--\(name)" }
     }
@@ -160,7 +162,7 @@ public enum ServiceArguments {
                 return .done(.usage(who: who, message: "Missing value for '\(spec.synopsis)'"))
             }
             guard spec.apply(&options, value) else {
-                return .done(.usage(who: who, message: "The value '\(value)' is invalid for '\(spec.synopsis)'\(valueList(spec.values))"))
+                return .done(.usage(who: who, message: "The value '\(value)' is invalid for '\(spec.synopsis)'\(spec.refusal.map { ": \($0)" } ?? valueList(spec.values))"))
             }
             given.insert(name)
         }
@@ -219,6 +221,19 @@ extension ServiceArguments {
         Spec(name: name, valueName: valueName ?? name, help: help, defaultText: defaultText, values: values, apply: apply)
     }
 
+    /// An option whose value is a decimal number (``DecimalNumber``: no hexadecimal, inf or nan), refused as
+    /// `forcestage` refuses it: with the reason where it has no default (its `DecimalNumber.argument`
+    /// transform says it), without where it has one (its `DecimalArgument` type says nothing more).
+    static func decimal<O>(_ name: String, _ valueName: String? = nil, _ help: String, default defaultText: String? = nil,
+                           _ set: @escaping @Sendable (inout O, Double) -> Void) -> Spec<O> {
+        Spec(name: name, valueName: valueName ?? name, help: help, defaultText: defaultText,
+             apply: { o, v in
+                 guard let x = DecimalNumber.parse(v) else { return false }
+                 set(&o, x)
+                 return true
+             }, refusal: defaultText == nil ? DecimalNumber.refusal : nil)
+    }
+
     static func flag<O>(_ name: String, _ help: String, _ set: @escaping @Sendable (inout O) -> Void) -> Spec<O> {
         Spec(name: name, valueName: nil, help: help, apply: { o, _ in set(&o); return true })
     }
@@ -238,17 +253,9 @@ extension ServiceArguments {
             },
             option("profile", nil, "The panel's profile (TOML; see README, Profiles). Wins over every other calibration.") { $0.calibration.profilePath = $1; return true },
             option("calibration", "REC.json", "A recording whose calibration block to use instead of a profile.") { $0.calibration.calibrationPath = $1; return true },
-            option("rate", "HZ", "Scans per second when the device has no sampling_frequency (default: the calibration recording's rate, where there is one).") { o, v in
-                guard let x = Double(v) else { return false }
-                o.rate = x
-                return true
-            },
+            decimal("rate", "HZ", "Scans per second when the device has no sampling_frequency (default: the calibration recording's rate, where there is one).") { o, x in o.rate = x },
             option("trigger", "NAME|hrtimer:HZ|sysfs", "The IIO trigger to stream through: NAME of an existing one, hrtimer:HZ (made through configfs at that rate, removed at exit) or sysfs (made if none exists). The device's conversion rate is raised to keep up; everything changed is put back at exit.") { $0.trigger = $1; return true },
-            option("budget-ms", nil, "Allowed press-to-event time, milliseconds (default: the profile's [latency] budget_ms, else 25). Also decides the default scans per refill.") { o, v in
-                guard let x = Double(v) else { return false }
-                o.budgetMs = x
-                return true
-            },
+            decimal("budget-ms", nil, "Allowed press-to-event time, milliseconds (default: the profile's [latency] budget_ms, else 25). Also decides the default scans per refill.") { o, x in o.budgetMs = x },
             option("scans-per-refill", nil, "Scans per refill (default: the most, 1 to 4, that keeps the budget and waits at most 5 ms).") { o, v in
                 guard let n = Int(v) else { return false }
                 o.scansPerRefill = n
@@ -286,18 +293,10 @@ extension ServiceArguments {
                 return true
             },
             option("metrics-file", nil, "Write Prometheus text-format metrics to this .prom file (atomically) every --metrics-interval seconds, for node_exporter's textfile collector.") { $0.metricsFile = $1; return true },
-            option("metrics-interval", nil, "Seconds between metrics file writes.", default: "10.0") { o, v in
-                guard let x = Double(v) else { return false }
-                o.metricsInterval = x
-                return true
-            },
+            decimal("metrics-interval", nil, "Seconds between metrics file writes.", default: "10.0") { o, x in o.metricsInterval = x },
             flag("uinput", "Also be a virtual input device (/dev/uinput): BTN_TOUCH while pressed, ABS_PRESSURE, and the profile's [uinput] keys (default: pop = BTN_LEFT).") { $0.uinput = true },
             flag("gestures", "Run the gesture layer even without [[region]] tables (a profile with them always runs it): move events, and progress for subscribers. Needs press positions.") { $0.gestures = true },
-            option("progress-hz", "HZ", "With the gesture layer, also print progress (force between release and pop as 0..1) at most HZ per second (0.1 to 1000); socket clients ask with subscribe progress HZ.") { o, v in
-                guard let x = Double(v) else { return false }
-                o.progressHz = x
-                return true
-            },
+            decimal("progress-hz", "HZ", "With the gesture layer, also print progress (force between release and pop as 0..1) at most HZ per second (0.1 to 1000); socket clients ask with subscribe progress HZ.") { o, x in o.progressHz = x },
             option("haptics-test", "N", "Play the profile's [haptics] effect N times, print the delay distribution and exit (no sensor needed).") { o, v in
                 guard let n = Int(v) else { return false }
                 o.hapticsTest = n
@@ -312,11 +311,7 @@ extension ServiceArguments {
         specs: [
             option("socket", nil, "The socket the service serves (forcestage run --socket PATH).") { $0.socket = $1; return true },
             flag("json", "Print the status as one JSON line.") { $0.json = true },
-            option("timeout", nil, "Seconds to wait for the service to accept the connection and answer (0.1 to 600).", default: "3.0") { o, v in
-                guard let x = Double(v) else { return false }
-                o.timeout = x
-                return true
-            },
+            decimal("timeout", nil, "Seconds to wait for the service to accept the connection and answer (0.1 to 600).", default: "3.0") { o, x in o.timeout = x },
             flag("prometheus", "Print the status as Prometheus text-format metrics.") { $0.prometheus = true },
         ],
         required: ["socket"])

@@ -291,7 +291,8 @@ struct HostileInputTests {
         (["replay", "--trace", "-5:10", "DEMO"], "--trace takes FROM:TO scan indices, 0 <= FROM <= TO"),
         (["run", "--budget-ms", "-5"], "--budget-ms must be above 0"),
         (["run", "--rate", "-1e3"], "--rate must be a number from 0.01"),
-        (["status", "--socket", "/nonexistent/s", "--timeout", "-inf"], "--timeout must be 0.1 to 600"),
+        (["status", "--socket", "/nonexistent/s", "--timeout", "-5"], "--timeout must be 0.1 to 600"),
+        (["status", "--socket", "/nonexistent/s", "--timeout", "-inf"], "The value '-inf' is invalid for '--timeout <timeout>'"),
     ])
     func negativeValues(args: [String], message: String) throws {
         let dir = try temporaryDirectory()
@@ -302,6 +303,27 @@ struct HostileInputTests {
         let r = try forcestageBounded(argv)
         expectCleanRefusal(r, mentions: [message], code: 64)
         #expect(!r.stderr.contains("Missing value"), "\(r.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty)
+    }
+
+    @Test("Hexadecimal and other non-decimal numbers Swift's Double reads are refused in one line, exit 64, naming the value", arguments: [
+        (["synth", "--panel", "hx711-80", "--duration", "0x10", "-o", "OUT.json"], "'0x10' is invalid for '--duration"),
+        (["plot", "DEMO", "--from", "0x1p2", "-o", "OUT.svg"], "'0x1p2' is invalid for '--from"),
+        (["calibrate", "--from-recording", "DEMO", "--mass", "0x1F4", "-o", "OUT.toml"], "'0x1F4' is invalid for '--mass"),
+        (["run", "--rate", "0x10"], "'0x10' is invalid for '--rate <HZ>': not a decimal number"),
+        (["run", "--budget-ms", "0X19"], "'0X19' is invalid for '--budget-ms"),
+        (["status", "--socket", "/nonexistent/s", "--timeout", "0x2"], "'0x2' is invalid for '--timeout"),
+        (["synth", "--panel", "hx711-80", "--script", "session", "--masses", "500,0x1F4", "-o", "OUT.json"], "--masses"),
+    ])
+    func hexadecimalValues(args: [String], message: String) throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let demo = repositoryRoot.appendingPathComponent("hardware/recordings/demo-hx711.json").path
+        let out = dir.appendingPathComponent("out").path
+        let argv = args.map { $0.replacingOccurrences(of: "DEMO", with: demo).replacingOccurrences(of: "OUT", with: out) }
+        let r = try forcestageBounded(argv)
+        expectCleanRefusal(r, mentions: [message], code: 64)
+        #expect(r.stderr.split(separator: "\n").count <= 2, "\(r.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty)
     }
 
@@ -444,7 +466,8 @@ struct ErrorStyleTests {
         let cases: [([String], Int32, String)] = [
             (["replay", "--bogus"], 64, "forcestage replay: Unknown option '--bogus'"),
             (["nosuch"], 64, "forcestage: "),
-            (["plot", demo, "--from", "nan", "-o", "/tmp/x.svg"], 64, "forcestage plot: --from must be a number"),
+            (["plot", demo, "--from", "nan", "-o", "/tmp/x.svg"], 64, "forcestage plot: The value 'nan' is invalid for '--from <from>': not a decimal number"),
+            (["plot", demo, "--from", "-1", "-o", "/tmp/x.svg"], 64, "forcestage plot: --from must be a number"),
             (["replay", "/nonexistent/rec.json"], 2, "forcestage replay: /nonexistent/rec.json: cannot read the recording metadata: No such file or directory"),
             (["replay", "/tmp"], 2, "forcestage replay: /tmp: the recording metadata is not a regular file"),
             (["evaluate", "--min-f1", "2", demo], 64, "forcestage evaluate: --min-f1"),

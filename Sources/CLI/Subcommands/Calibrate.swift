@@ -1,4 +1,5 @@
 import ArgumentParser
+import ForceStageCommandLine
 import ForceStageClock
 import ForceStageCore
 import ForceStageFormats
@@ -37,7 +38,7 @@ extension ForceStage {
         @Option(help: "Analyse a recording of a calibration session instead of a live device.")
         var fromRecording: String?
 
-        @Option(help: "A known mass in grams, in the order they are set down (repeat for several). Not asked for when given.")
+        @Option(help: "A known mass in grams, in the order they are set down (repeat for several). Not asked for when given.", transform: DecimalNumber.argument)
         var mass: [Double] = []
 
         @Option(help: "How many known masses to weigh (default: the --mass count, else 1, or 3 with --curve).")
@@ -67,11 +68,13 @@ extension ForceStage {
         @Option(help: "Presses to verify live before saving.")
         var verifyPresses: Int = 4
 
-        @Option(help: ArgumentHelp("Verification ends after this many seconds without an event: nobody pressing, or a press never released (the recommendation is kept).", valueName: "S"))
-        var verifyTimeout: Double = 60
+        @Option(name: .customLong("verify-timeout"), help: ArgumentHelp("Verification ends after this many seconds without an event: nobody pressing, or a press never released (the recommendation is kept).", valueName: "S"))
+        var verifyTimeoutArgument: DecimalArgument = 60
+        var verifyTimeout: Double { verifyTimeoutArgument.value }
 
-        @Option(help: "Seconds the unloaded panel is measured.")
-        var unloadedSeconds: Double = 3
+        @Option(name: .customLong("unloaded-seconds"), help: ArgumentHelp("Seconds the unloaded panel is measured.", valueName: "unloaded-seconds"))
+        var unloadedSecondsArgument: DecimalArgument = 3
+        var unloadedSeconds: Double { unloadedSecondsArgument.value }
 
         @Flag(name: .shortAndLong, help: "Save without asking.")
         var yes = false

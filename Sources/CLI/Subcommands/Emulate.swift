@@ -1,5 +1,7 @@
 import ArgumentParser
+import ForceStageCommandLine
 import ForceStageEmulator
+import ForceStageFormats
 import Foundation
 
 extension ForceStage {
@@ -24,8 +26,9 @@ extension ForceStage {
         @Option(help: "Directory of sensor descriptions (default: hardware/sensors found above the executable or the working directory).")
         var sensorsDir: String?
 
-        @Option(help: "Playback speed over the recording's rate.")
-        var speed: Double = 1
+        @Option(name: .customLong("speed"), help: ArgumentHelp("Playback speed over the recording's rate.", valueName: "speed"))
+        var speedArgument: DecimalArgument = 1
+        var speed: Double { speedArgument.value }
 
         @Flag(help: "Write scans as fast as the reader takes them.")
         var asFastAsPossible = false
@@ -33,10 +36,10 @@ extension ForceStage {
         @Option(help: "Serve the device through a real iiod on this port (in a private network namespace: reach it at ip:127.0.0.1:PORT).")
         var iiodPort: Int?
 
-        @Option(help: "Recording time (s) at which the device vanishes from sysfs and /dev.")
+        @Option(help: "Recording time (s) at which the device vanishes from sysfs and /dev.", transform: DecimalNumber.argument)
         var vanishAt: Double?
 
-        @Option(help: "Recording time (s) at which it comes back.")
+        @Option(help: "Recording time (s) at which it comes back.", transform: DecimalNumber.argument)
         var returnAt: Double?
 
         @Flag(help: "Once every scan has been read, send SIGINT to the command (then SIGTERM, SIGKILL).")
@@ -45,8 +48,9 @@ extension ForceStage {
         @Flag(help: "Measure the time from the write of a scan to its event line on the command's stdout; prints p50/p99/p99.9. Without a recording, plays a synthetic 860 scans/s press train.")
         var measureLatency = false
 
-        @Option(help: "Length of the synthetic latency recording, seconds.")
-        var measureSeconds: Double = 60
+        @Option(name: .customLong("measure-seconds"), help: ArgumentHelp("Length of the synthetic latency recording, seconds.", valueName: "measure-seconds"))
+        var measureSecondsArgument: DecimalArgument = 60
+        var measureSeconds: Double { measureSecondsArgument.value }
 
         @Flag(help: "Show emulator notes and iiod's output.")
         var verbose = false

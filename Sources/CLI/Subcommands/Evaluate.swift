@@ -31,10 +31,10 @@ extension ForceStage {
         @Flag(help: "Also run the comparison classifiers (plain threshold, libinput-style hysteresis, QMK-style deferred debounce) on the same recordings and print all four side by side.")
         var compare = false
 
-        @Option(help: "Fail (exit 1) when overall F1 is below this.")
+        @Option(help: "Fail (exit 1) when overall F1 is below this.", transform: DecimalNumber.argument)
         var minF1: Double?
 
-        @Option(help: "Fail (exit 1) when the fraction of peeks and pops within max(2 scans, 10 ms) is below this.")
+        @Option(help: "Fail (exit 1) when the fraction of peeks and pops within max(2 scans, 10 ms) is below this.", transform: DecimalNumber.argument)
         var minWithin: Double?
 
         func validate() throws {

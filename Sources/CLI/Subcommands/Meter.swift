@@ -1,5 +1,6 @@
 import ForceStageClock
 import ArgumentParser
+import ForceStageCommandLine
 import ForceStageCore
 import ForceStageFormats
 import ForceStageTools
@@ -20,8 +21,9 @@ extension ForceStage {
         /// Device, calibration and rate: the options every live command shares.
         @OptionGroup var panel: PanelOptions
 
-        @Option(help: "Screen refreshes per second.")
-        var fps: Double = 10
+        @Option(name: .customLong("fps"), help: ArgumentHelp("Screen refreshes per second.", valueName: "fps"))
+        var fpsArgument: DecimalArgument = 10
+        var fps: Double { fpsArgument.value }
 
         func validate() throws {
             if !(fps > 0 && fps <= 60) { throw ValidationError("--fps must be between 0 and 60") }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ForceStageCommandLine
 import ForceStageCore
 import ForceStageFormats
 import ForceStageTools
@@ -27,14 +28,15 @@ extension ForceStage {
         @Flag(help: "Leave out the recording's labels.")
         var noLabels = false
 
-        @Option(help: "Plot only from this time, seconds.")
+        @Option(help: "Plot only from this time, seconds.", transform: DecimalNumber.argument)
         var from: Double?
 
-        @Option(help: "Plot only up to this time, seconds.")
+        @Option(help: "Plot only up to this time, seconds.", transform: DecimalNumber.argument)
         var to: Double?
 
-        @Option(help: "Width in pixels.")
-        var width: Double = 1200
+        @Option(name: .customLong("width"), help: ArgumentHelp("Width in pixels.", valueName: "width"))
+        var widthArgument: DecimalArgument = 1200
+        var width: Double { widthArgument.value }
 
         @Option(name: [.short, .customLong("output")], help: "The SVG to write.")
         var output: String

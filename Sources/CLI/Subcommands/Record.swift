@@ -26,7 +26,7 @@ extension ForceStage {
         @OptionGroup var rateOption: RateOption
         var rate: Double? { rateOption.rate }
 
-        @Option(help: "Stop after this many seconds.")
+        @Option(help: "Stop after this many seconds.", transform: DecimalNumber.argument)
         var duration: Double?
 
         @Option(help: "Scans per refill (default from the rate: 1 to 4).")

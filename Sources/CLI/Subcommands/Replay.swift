@@ -33,7 +33,7 @@ extension ForceStage {
         @Flag(help: "Run the gesture layer: events name their region (the profile's [[region]] tables), with quick actions, move and spring events.")
         var gestures = false
 
-        @Option(name: .customLong("progress-hz"), help: ArgumentHelp("With the gesture layer, also a progress stream (force between release and pop as 0..1) at most HZ per second.", valueName: "HZ"))
+        @Option(name: .customLong("progress-hz"), help: ArgumentHelp("With the gesture layer, also a progress stream (force between release and pop as 0..1) at most HZ per second.", valueName: "HZ"), transform: DecimalNumber.argument)
         var progressHz: Double?
 
         @Option(help: ArgumentHelp("Print per-scan internals (force, baseline, state) for scans FROM:TO instead of events.", valueName: "FROM:TO"))

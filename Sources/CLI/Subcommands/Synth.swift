@@ -1,4 +1,5 @@
 import ArgumentParser
+import ForceStageCommandLine
 import Foundation
 import ForceStageFormats
 import ForceStageTools
@@ -30,8 +31,9 @@ extension ForceStage {
         @Option(help: "Seed of the deterministic generator.")
         var seed: UInt64 = 1
 
-        @Option(help: "Length of the recording in seconds.")
-        var duration: Double = 60
+        @Option(name: .customLong("duration"), help: ArgumentHelp("Length of the recording in seconds.", valueName: "duration"))
+        var durationArgument: DecimalArgument = 60
+        var duration: Double { durationArgument.value }
 
         @Option(help: "Number of presses (default: as many as fit).")
         var presses: Int?
@@ -144,7 +146,7 @@ extension ForceStage {
 
         /// `--masses` as grams, nil when a value is not a positive number.
         private var parsedMasses: [Double]? {
-            let values = masses.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
+            let values = masses.split(separator: ",").map { DecimalNumber.parse($0.trimmingCharacters(in: .whitespaces)) }
             guard !values.isEmpty, values.count <= 32, values.allSatisfy({ ($0 ?? 0) > 0 && $0! <= 1_000_000 }) else { return nil }
             return values.map { $0! }
         }

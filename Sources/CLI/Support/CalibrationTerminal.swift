@@ -160,7 +160,7 @@ final class SessionTerminal: @unchecked Sendable {
                 say("  ! no answer (end of input); give the masses with --mass")
                 exit(ExitStatus.deviceFault.rawValue)
             }
-            guard let grams = Double(line.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "g", with: "")) else {
+            guard let grams = DecimalNumber.parse(line.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "g", with: "")) else {
                 say("  ! \"\(line)\" is not a number of grams; type e.g. 500")
                 continue
             }
