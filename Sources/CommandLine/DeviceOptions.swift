@@ -16,7 +16,7 @@ public struct DeviceOptions: ParsableArguments, Sendable {
     public init() {}
 
     public func validate() throws {
-        if let problem = request.uriProblem ?? ContextFile.problem(uri: uri) { throw ValidationError(problem) }
+        if let problem = request.uriProblem ?? ContextFile.problem(uri: uri) ?? IIOContext.xmlProblem(uri: uri) { throw ValidationError(problem) }
     }
 
     /// The options as the one request type the service's own parser also makes.

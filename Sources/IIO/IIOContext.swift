@@ -17,13 +17,59 @@ public final class IIOContext {
     ///
     /// - Throws: ``IIOError`` with the errno libiio set (e.g. `ENOENT` when
     ///   `local:` finds no IIO bus, `ECONNREFUSED` for an `ip:` with no iiod).
+    ///
+    /// For `xml:` the file's parse runs with standard error closed off: libxml2 prints its
+    /// own lines there (a parser error with the text and a caret; "no DTD found" even for
+    /// a good context without libiio's DTD), and libiio adds "ERROR: Unable to parse XML
+    /// file"; the caller's one line says what is wrong instead (``xmlProblem(uri:)``).
     public init(uri: String) throws(IIOError) {
-        errno = 0
-        guard let p = iio_create_context_from_uri(uri) else {
+        let quiet = uri.hasPrefix("xml:")
+        var code: Int32 = 0
+        let created = Self.withStandardError(silenced: quiet) { () -> OpaquePointer? in
+            errno = 0
+            let p = iio_create_context_from_uri(uri)
+            code = errno
+            return p
+        }
+        guard let p = created else {
+            errno = code
             throw IIOError.fromErrno("iio_create_context_from_uri(\(uri))")
         }
         self.pointer = p
         self.uri = uri
+    }
+
+    /// For `xml:FILE`, the usage message when libiio does not read FILE as a context
+    /// (not XML, or XML that is not a libiio context), else `nil`. Opens the context
+    /// once, quietly; other URIs give `nil` (they are checked when opened).
+    public static func xmlProblem(uri: String) -> String? {
+        guard uri.hasPrefix("xml:") else { return nil }
+        do { _ = try IIOContext(uri: uri) } catch {
+            let path = uri.dropFirst(4)
+            return "--uri \(uri): \(path) is not a libiio context (libiio could not read it: \(error.text)); name a libiio context file (iio_genxml writes one)"
+        }
+        return nil
+    }
+
+    /// Runs `body` with file descriptor 2 on /dev/null when `silenced` (put back after);
+    /// only while one thread opens contexts (startup, before the service's threads).
+    private static func withStandardError<T>(silenced: Bool, _ body: () -> T) -> T {
+        guard silenced else { return body() }
+        fflush(nil)
+        let saved = dup(2)
+        let null = open("/dev/null", O_WRONLY | O_CLOEXEC)
+        guard saved >= 0, null >= 0 else {
+            if saved >= 0 { close(saved) }
+            if null >= 0 { close(null) }
+            return body()
+        }
+        dup2(null, 2)
+        close(null)
+        let result = body()
+        fflush(nil)
+        dup2(saved, 2)
+        close(saved)
+        return result
     }
 
     deinit { iio_context_destroy(pointer) }

@@ -46,7 +46,7 @@ public struct RunOptions: Sendable {
     /// The option groups' checks, in the order `forcestage` runs them (device,
     /// calibration, rate, trigger): the first usage message, else `nil`.
     public var groupProblem: String? {
-        source.uriProblem ?? ContextFile.problem(uri: source.uri) ?? calibration.conflict
+        source.uriProblem ?? ContextFile.problem(uri: source.uri) ?? IIOContext.xmlProblem(uri: source.uri) ?? calibration.conflict
             ?? OptionBounds.problem(rate, "--rate", Limits.sampleRateHz, "scans per second")
             ?? trigger.flatMap(TriggerChoice.problem)
     }

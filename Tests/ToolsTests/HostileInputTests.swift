@@ -249,7 +249,7 @@ struct HostileInputTests {
         #expect(check.stderr.hasPrefix("\(fifoProfile): the profile is not a regular file"), "\(check.stderr)")
     }
 
-    @Test("--uri xml: naming a FIFO, a directory or no file is a usage error of one line, never a wait or libxml2's noise")
+    @Test("--uri xml: naming a FIFO, a directory, no file, or a file that is not a libiio context is a usage error of one line, never a wait or libxml2's noise")
     func xmlContextFiles() throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -257,7 +257,11 @@ struct HostileInputTests {
         let fifo = dir.appendingPathComponent("context.xml").path
         #expect(mkfifo(fifo, 0o600) == 0)
         let missing = dir.appendingPathComponent("missing.xml").path
-        for (file, problem) in [(fifo, "not a regular file"), (dir.path, "not a regular file"), (missing, "No such file or directory")] {
+        let broken = dir.appendingPathComponent("broken.xml").path, html = dir.appendingPathComponent("page.xml").path
+        try #"<context name="x"><device id="iio:device0" name="a"></context"#.write(toFile: broken, atomically: true, encoding: .utf8)
+        try "<html><body/></html>\n".write(toFile: html, atomically: true, encoding: .utf8)
+        for (file, problem) in [(fifo, "not a regular file"), (dir.path, "not a regular file"), (missing, "No such file or directory"),
+                                (broken, "not a libiio context"), (html, "not a libiio context")] {
             for args in [["run", "--uri", "xml:\(file)", "--calibration", demo],
                          ["record", "--uri", "xml:\(file)", "--rate", "80", "-o", dir.appendingPathComponent("r.json").path],
                          ["profile", "which", "--uri", "xml:\(file)"]] {
