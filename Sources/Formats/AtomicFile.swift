@@ -15,12 +15,48 @@ public enum AtomicFile {
     /// ``PathText/absolute(_:)`` makes it), fsyncs it, renames it over `path`
     /// and fsyncs the directory.
     public static func write(_ data: [UInt8], toPath path: String) throws {
+        try prepare(data, toPath: path).commit()
+    }
+
+    /// A temporary file written and synced beside its target, not yet renamed over it:
+    /// ``commit()`` puts it in place; dropped uncommitted, it is removed. Lets a caller
+    /// write several files in full before any of them replaces what is there.
+    public final class Prepared {
+        private let dfd: Int32
+        private let name: String
+        private let target: String
+        private var renamed = false
+
+        fileprivate init(dfd: Int32, name: String, target: String) {
+            self.dfd = dfd
+            self.name = name
+            self.target = target
+        }
+
+        /// Renames the temporary over the target and fsyncs the directory.
+        public func commit() throws {
+            guard !renamed else { return }
+            guard renameat(dfd, name, dfd, PathText.lastComponent(target)) == 0 else {
+                throw POSIXFailure(operation: "rename", path: target)
+            }
+            renamed = true
+            fsync(dfd)
+        }
+
+        deinit {
+            if !renamed { unlinkat(dfd, name, 0) }
+            close(dfd)
+        }
+    }
+
+    /// Writes `data` to a fresh temporary file beside `path` and fsyncs it; nothing at `path` changes until
+    /// ``Prepared/commit()``.
+    public static func prepare(_ data: [UInt8], toPath path: String) throws -> Prepared {
         let path = PathText.absolute(path)
         let directory = PathText.deletingLastComponent(path)
         let prefix = temporaryPrefix(forPath: path)
         let dfd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard dfd >= 0 else { throw POSIXFailure(operation: "open the directory", path: directory) }
-        defer { close(dfd) }
         removeStaleTemporaries(directoryFD: dfd, names: directory, prefix: prefix)
 
         var name = ""
@@ -31,11 +67,13 @@ public enum AtomicFile {
             if fd >= 0 || errno != EEXIST { break }
         }
         let temporaryPath = PathText.appending(directory, name)
-        guard fd >= 0 else { throw POSIXFailure(operation: "create", path: temporaryPath) }
-        var renamed = false
-        defer {
-            if !renamed { unlinkat(dfd, name, 0) }
+        guard fd >= 0 else {
+            let failure = POSIXFailure(operation: "create", path: temporaryPath)
+            close(dfd)
+            throw failure
         }
+        // From here the temporary belongs to `prepared`: an error drops it, which removes the file.
+        let prepared = Prepared(dfd: dfd, name: name, target: path)
         var failure: POSIXFailure?
         data.withUnsafeBytes { raw in
             var offset = 0
@@ -52,11 +90,7 @@ public enum AtomicFile {
         if failure == nil && fsync(fd) != 0 { failure = POSIXFailure(operation: "fsync", path: temporaryPath) }
         if close(fd) != 0 && failure == nil { failure = POSIXFailure(operation: "close", path: temporaryPath) }
         if let failure { throw failure }
-        guard renameat(dfd, name, dfd, PathText.lastComponent(path)) == 0 else {
-            throw POSIXFailure(operation: "rename", path: path)
-        }
-        renamed = true
-        fsync(dfd)
+        return prepared
     }
 
     /// The name prefix of `path`'s temporaries: `.NAME.tmp-`; the full name adds `PID-RANDOM`.

@@ -219,20 +219,33 @@ public struct Recording: Sendable {
         }
     }
 
-    /// Writes `STEM.json` and `STEM.iio` atomically (each written to a
-    /// temporary file, synced and renamed into place).
-    /// Nothing is written when either half's path is a directory: the raw
-    /// scans would otherwise replace an older `STEM.iio` before the metadata's
-    /// rename failed, leaving a pair that does not belong together.
+    /// Writes `STEM.json` and `STEM.iio` so that a `STEM.json` is only ever
+    /// beside the `STEM.iio` written with it: both halves are written in full
+    /// to temporary files and synced first (a failure there, a full disk,
+    /// leaves the older pair as it was); then the older `STEM.json` is
+    /// removed, the scans renamed into place, and the metadata last. A crash
+    /// or a failed rename in between leaves a `STEM.iio` without its
+    /// `STEM.json` (no recording, which `load` says), never new scans beside
+    /// old metadata.
+    /// Nothing is written when either half's path is a directory.
     public func write(toPath jsonPath: String) throws {
         let dataPath = Recording.dataPath(forMetadata: jsonPath)
-        for path in [PathText.absolute(jsonPath), dataPath] {
+        let metadataPath = PathText.absolute(jsonPath)
+        for path in [metadataPath, dataPath] {
             var st = stat()
             if lstat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR {
                 throw POSIXFailure(operation: "write the recording over", path: path, code: EISDIR)
             }
         }
-        try AtomicFile.write(scans, toPath: dataPath)
-        try AtomicFile.write(Array((metadata.json().rendered(indent: 2) + "\n").utf8), toPath: jsonPath)
+        let data = try AtomicFile.prepare(scans, toPath: dataPath)
+        let meta = try AtomicFile.prepare(Array((metadata.json().rendered(indent: 2) + "\n").utf8), toPath: metadataPath)
+        if unlink(metadataPath) != 0 && errno != ENOENT {
+            throw POSIXFailure(operation: "remove the older metadata", path: metadataPath)
+        }
+        // The removal reaches the disk before the scans' rename does (a power cut keeps the order).
+        let dfd = open(PathText.deletingLastComponent(metadataPath), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if dfd >= 0 { fsync(dfd); close(dfd) }
+        try data.commit()
+        try meta.commit()
     }
 }

@@ -347,6 +347,29 @@ struct HostileInputTests {
         #expect(left == ["take.iio", "take.json"], "left behind: \(left)")
     }
 
+    @Test("A recording whose metadata fails to write (the file size limit stops it, the scans fit) leaves the older pair as it was: never new scans beside old metadata")
+    func recordingMetadataFails() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let target = dir.appendingPathComponent("take.json"), data = dir.appendingPathComponent("take.iio")
+        // hx711-10 for 5 s: fewer bytes of scans than of metadata, so a size limit between them stops only the metadata.
+        let synth = ["synth", "--panel", "hx711-10", "--duration", "5", "-o", target.path]
+        let first = try forcestageBounded(synth + ["--seed", "1"])
+        #expect(first.status == 0, "\(first.stderr)")
+        let oldMetadata = try Data(contentsOf: target), oldScans = try Data(contentsOf: data)
+        let limit = (oldScans.count + oldMetadata.count) / 2
+        try #require(oldScans.count < limit && limit < oldMetadata.count - 50, "scans \(oldScans.count) bytes, metadata \(oldMetadata.count)")
+        // RLIMIT_FSIZE through util-linux's prlimit, SIGXFSZ ignored so the write fails with EFBIG instead of killing.
+        let script = "trap '' XFSZ; exec /usr/bin/prlimit --fsize=\(limit) \"$@\""
+        let second = try runProcess(["/bin/sh", "-c", script, "sh", forcestageBinary.path] + synth + ["--seed", "2"], timeout: 60)
+        #expect(second.status != 0, "the metadata was written under a \(limit)-byte limit: \(second.stderr)")
+        #expect(second.stderr.contains("take.json"), "\(second.stderr)")
+        #expect(try Data(contentsOf: data) == oldScans, "the older scans were replaced while the older metadata stayed")
+        #expect(try Data(contentsOf: target) == oldMetadata)
+        let left = try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted()
+        #expect(left == ["take.iio", "take.json"], "left behind: \(left)")
+    }
+
     @Test("An event's force is always printed as a finite number, never null")
     func finiteForce() {
         for f in [Float.infinity, -Float.infinity, Float.nan, Float.greatestFiniteMagnitude, 1e30] {
