@@ -299,15 +299,23 @@ struct HostileInputTests {
         (["status", "--socket", "/nonexistent/s", "--timeout", "-inf"], "The value '-inf' is invalid for '--timeout <timeout>'"),
     ])
     func negativeValues(args: [String], message: String) throws {
+        let r = try expectUsageRefusal(args, mentioning: message)
+        #expect(!r.stderr.contains("Missing value"), "\(r.stderr)")
+    }
+
+    /// Runs forcestage with DEMO (the demo recording) and OUT (a path in a fresh folder) put in, expects a
+    /// usage refusal (exit 64) naming `message`, and that nothing was written; returns the run.
+    func expectUsageRefusal(_ args: [String], mentioning message: String,
+                            sourceLocation: SourceLocation = #_sourceLocation) throws -> BoundedRun {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let demo = repositoryRoot.appendingPathComponent("hardware/recordings/demo-hx711.json").path
         let out = dir.appendingPathComponent("out").path
         let argv = args.map { $0.replacingOccurrences(of: "DEMO", with: demo).replacingOccurrences(of: "OUT", with: out) }
         let r = try forcestageBounded(argv)
-        expectCleanRefusal(r, mentions: [message], code: 64)
-        #expect(!r.stderr.contains("Missing value"), "\(r.stderr)")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty)
+        expectCleanRefusal(r, mentions: [message], code: 64, sourceLocation: sourceLocation)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty, sourceLocation: sourceLocation)
+        return r
     }
 
     @Test("Hexadecimal and other non-decimal numbers Swift's Double reads are refused in one line, exit 64, naming the value", arguments: [
@@ -320,15 +328,8 @@ struct HostileInputTests {
         (["synth", "--panel", "hx711-80", "--script", "session", "--masses", "500,0x1F4", "-o", "OUT.json"], "--masses"),
     ])
     func hexadecimalValues(args: [String], message: String) throws {
-        let dir = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let demo = repositoryRoot.appendingPathComponent("hardware/recordings/demo-hx711.json").path
-        let out = dir.appendingPathComponent("out").path
-        let argv = args.map { $0.replacingOccurrences(of: "DEMO", with: demo).replacingOccurrences(of: "OUT", with: out) }
-        let r = try forcestageBounded(argv)
-        expectCleanRefusal(r, mentions: [message], code: 64)
-        #expect(r.stderr.split(separator: "\n").count <= 2, "\(r.stderr)")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty)
+        let r = try expectUsageRefusal(args, mentioning: message)
+        #expect(r.stderr.split(separator: "\n").count == 1, "\(r.stderr)")
     }
 
     @Test("A recording written over a directory is refused before either half is written; an older STEM.iio is kept")
