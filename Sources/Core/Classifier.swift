@@ -411,11 +411,12 @@ public struct Classifier: Sendable {
                     return
                 }
             }
-            // A slow rise on a noisy panel: three readings past the level
-            // (see `_noisyCrossing`).
             guard _pressLock == 0 && _peekRun >= _parameters.pressScans
-                    && sample &- _undershootSample > _parameters.vibrationHoldoffScans
-                    && (_peekRun >= Classifier.noisyPeekRun || !_noisyCrossing(since: sample &- _restSample)) else { return }
+                    && sample &- _undershootSample > _parameters.vibrationHoldoffScans else { return }
+            #if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
+            // A slow rise on a noisy panel: three readings past the level.
+            if _noisyCrossingWaits(run: _peekRun, pop: false, since: sample &- _restSample) { return }
+            #endif
             _emit(.peek, crossing: _peekCrossing, force: y, sample: sample, timestampNs: timestampNs, into: &events)
             // The readings of the settle time before it, within this block,
             // were its approach: not settled (see `_settledBits`).
@@ -435,8 +436,14 @@ public struct Classifier: Sendable {
                 _holdRef = y
                 _holdRefSample = sample
             }
-            // A slow rise on a noisy panel: two readings past (`_noisyCrossing`).
-            if _popRun >= _parameters.pressScans && (_popRun >= Classifier.noisyPopRun || !_noisyCrossing(since: sample &- _peekSample)) {
+            #if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
+            // A slow rise on a noisy panel: two readings past the level.
+            let popDue = _popRun >= _parameters.pressScans
+                && !_noisyCrossingWaits(run: _popRun, pop: true, since: sample &- _peekSample)
+            #else
+            let popDue = _popRun >= _parameters.pressScans
+            #endif
+            if popDue {
                 _emit(.pop, crossing: _popCrossing, force: y, sample: sample, timestampNs: timestampNs, into: &events)
                 _state = .popped
                 _releaseLock = _parameters.pressLockScans
@@ -453,25 +460,34 @@ public struct Classifier: Sendable {
         }
     }
 
-    /// Whether a crossing of the peek or pop level is slow and noisy, so that
-    /// it needs ``noisyPeekRun`` (peek) or ``noisyPopRun`` (pop) readings in a
-    /// row past the level rather than one: a slow rise (the last reading at
-    /// rest, or the peek, more than ``slowCrossingSeconds`` ago) on a panel
-    /// whose quiet blocks spread more than ``noisyLevelFraction`` of the peek
-    /// level (``_noise``), where the 10 ms latency target holds four scans or
-    /// more (``noisyCrossingMinimumRateHz``). Such a rise gains a few mN a
-    /// scan, so the median of three crosses the level on the noise (a high
-    /// reading beside a middling one) up to 28 ms before the force does and
-    /// falls back at once (scenario corpus, the low-SNR plate at 500 scans/s,
-    /// branch acc-14). A press from rest (the vibration waits), a slam and
-    /// the quieter panels of the shared recordings and the own corpus are
-    /// not touched: their events are byte for byte as before.
+    /// Whether a crossing of the peek (`pop` false) or pop level that has
+    /// lasted `run` readings waits for more: a slow and noisy crossing needs
+    /// ``noisyPeekRun`` (peek) or ``noisyPopRun`` (pop) readings in a row past
+    /// the level rather than one. Slow: the last reading at rest (peek) or the
+    /// peek (pop) more than ``slowCrossingSeconds`` ago (`since`, scans).
+    /// Noisy: the quiet blocks spread (``_noise``) more than
+    /// ``noisyLevelFraction`` of the peek level. Only where the 10 ms latency
+    /// target holds four scans or more (``noisyCrossingMinimumRateHz``). Such
+    /// a rise gains a few mN a scan, so the median of three crosses the level
+    /// on the noise (a high reading beside a middling one) up to 28 ms before
+    /// the force does and falls back at once (scenario corpus, the low-SNR
+    /// plate at 500 scans/s, branch acc-14). A press from rest (the vibration
+    /// waits), a slam and the quieter panels of the shared recordings and the
+    /// own corpus are not touched: their events are byte for byte as before.
+    ///
+    /// Not on the microcontrollers (Embedded Swift on arm or riscv32): there
+    /// it cost 246 B (riscv32) and 292 B (armv7em) of firmware image, past
+    /// the riscv32 bound, and the firmware's panel (an HX711 at 80 SPS) is
+    /// below ``noisyCrossingMinimumRateHz`` anyway.
+    #if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
     @inlinable @inline(__always)
-    internal func _noisyCrossing(since scans: Int64) -> Bool {
-        _noise > _parameters.peek * Classifier.noisyLevelFraction
+    internal func _noisyCrossingWaits(run: Int32, pop: Bool, since scans: Int64) -> Bool {
+        run < (pop ? Classifier.noisyPopRun : Classifier.noisyPeekRun)
+            && _noise > _parameters.peek * Classifier.noisyLevelFraction
             && _parameters.sampleRateHz >= Classifier.noisyCrossingMinimumRateHz
             && Float(scans) > _parameters.sampleRateHz * Classifier.slowCrossingSeconds
     }
+    #endif
 
     /// A release the debounce allows: emitted if the readings show it
     /// (``_releaseEvident(_:sample:)``). Out of line: releases are rare, and
