@@ -9,9 +9,10 @@ struct LowRateSpikeTests {
     static let zero: Int64 = 8_388_608
     static let perNewton: Double = 10_000
 
-    /// Events of `newtons` (one reading a scan, 10 scans/s, peek 1 N, pop 2.5 N,
+    /// Events of `newtons` (one reading a scan, 10 scans/s unless given, peek 1 N, pop 2.5 N,
     /// touch band 0.3 N, hold off unless given), scan by scan or through `process(scans:)`.
-    static func run(_ newtons: [Double], batched: Bool, holdMilliseconds: Float = 0) throws -> [String] {
+    static func run(_ newtons: [Double], batched: Bool, holdMilliseconds: Float = 0,
+                    sampleRateHz: Float = 10) throws -> [String] {
         let format = try ChannelFormat(parsing: "le:u24/32>>0")
         let ts = try ChannelFormat(parsing: "le:s64/64>>0")
         let layout = try ScanLayout([(index: 0, format: format), (index: 2, format: ts)])
@@ -20,13 +21,13 @@ struct LowRateSpikeTests {
         var settings = ClassifierSettings(peekNewtons: 1, popNewtons: 2.5)
         settings.holdMilliseconds = holdMilliseconds
         var pipeline = ForcePipeline(layout: layout, calibration: calibration,
-                                     parameters: try ClassifierParameters(settings, sampleRateHz: 10), timestampSlot: 1)
+                                     parameters: try ClassifierParameters(settings, sampleRateHz: sampleRateHz), timestampSlot: 1)
         let size = layout.scanSize
         var bytes = [UInt8](repeating: 0, count: size * newtons.count)
         bytes.withUnsafeMutableBytes { b in
             for (i, f) in newtons.enumerated() {
                 format.encode(zero + Int64((f * perNewton).rounded()), to: b.baseAddress! + i * size)
-                ts.encode(Int64(i) * 100_000_000, to: b.baseAddress! + i * size + 8)
+                ts.encode(Int64(i) * Int64((1e9 / Double(sampleRateHz)).rounded()), to: b.baseAddress! + i * size + 8)
             }
         }
         var ring = EventRing()
