@@ -193,27 +193,26 @@ public struct Classifier: Sendable {
             }
         }
         // Latency accounting runs on the unfiltered readings, debounce on the filtered ones.
-        #if hasFeature(Embedded) && (arch(arm) || arch(riscv32))
-        // The microcontrollers keep the one general form: the shortcut
-        // below costs 72 (armv7em) and 108 (riscv32) bytes of image there.
-        let belowRelease = false
-        #else
-        let belowRelease = x < _releaseLevel && y < _releaseLevel
-        #endif
-        if belowRelease {
-            // Both readings below the release level, so below peek, pop and
-            // the pop level (validated: release <= peek < pop; the pop level
-            // is never below pop): `_advance` for one scan, decided by these
-            // two comparisons.
-            _peekCrossing.active = false
-            _popCrossing.active = false
-            _releaseCrossing.update(true, sample: sample, timestampNs: timestampNs)
-            _peekRun = 0
-            _popRun = 0
-            _releaseRun &+= 1
-            _pressLock = _max(0, _pressLock &- 1)
-            _releaseLock = _max(0, _releaseLock &- 1)
-        } else {
+        advance: do {
+            #if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
+            // Not on the microcontrollers, which keep the one general form
+            // below: this shortcut costs 72 (armv7em) and 108 (riscv32) bytes of image there.
+            if x < _releaseLevel && y < _releaseLevel {
+                // Both readings below the release level, so below peek, pop and
+                // the pop level (validated: release <= peek < pop; the pop level
+                // is never below pop): `_advance` for one scan, decided by these
+                // two comparisons.
+                _peekCrossing.active = false
+                _popCrossing.active = false
+                _releaseCrossing.update(true, sample: sample, timestampNs: timestampNs)
+                _peekRun = 0
+                _popRun = 0
+                _releaseRun &+= 1
+                _pressLock = _max(0, _pressLock &- 1)
+                _releaseLock = _max(0, _releaseLock &- 1)
+                break advance
+            }
+            #endif
             // FSR creep: while peeking, pop needs the force above the level the
             // press settled at by the allowance (capped at pop x (1 + allowance)),
             // so creep of up to the allowance under a constant load never pops,
