@@ -133,31 +133,34 @@ internal func _spikeFilter<L: _Lanes>(_ a: L, _ b: L, _ c: L, isolated: Bool, ag
 /// The largest and smallest lane: halving in registers (the standard
 /// library's reductions are scalar loops), each level one `maxps`/`minps`.
 @inlinable @inline(__always)
-internal func _maxLane(_ v: SIMD16<Float>) -> Float { _extremeLane(v, largest: true) }
-@inlinable @inline(__always)
-internal func _minLane(_ v: SIMD16<Float>) -> Float { _extremeLane(v, largest: false) }
-
-/// ``_maxLane(_:)`` (`largest`) or ``_minLane(_:)``: each halving
-/// `_laneMax` or `_laneMin`, the last `Float._max` or `Float._min` (a
-/// constant where they call it, so one of each is left).
-@inlinable @inline(__always)
-internal func _extremeLane(_ v: SIMD16<Float>, largest: Bool) -> Float {
-    @inline(__always) func halve<V: SIMD>(_ a: V, _ b: V) -> V where V.Scalar == Float {
-        largest ? _laneMax(a, b) : _laneMin(a, b)
-    }
+internal func _maxLane(_ v: SIMD16<Float>) -> Float {
     #if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
     // Hosts: the halves by bit casts (`lowHalf` and `highHalf` were calls
     // where the inliner gave up, in the four-cell block read); the same lanes.
     let h16 = unsafeBitCast(v, to: (SIMD8<Float>, SIMD8<Float>).self)
-    let h8 = halve(h16.0, h16.1)
+    let h8 = _laneMax(h16.0, h16.1)
     let q8 = unsafeBitCast(h8, to: (SIMD4<Float>, SIMD4<Float>).self)
-    let h4 = halve(q8.0, q8.1)
+    let h4 = _laneMax(q8.0, q8.1)
     #else
-    let h8 = halve(v.lowHalf, v.highHalf)
-    let h4 = halve(h8.lowHalf, h8.highHalf)
+    let h8 = _laneMax(v.lowHalf, v.highHalf)
+    let h4 = _laneMax(h8.lowHalf, h8.highHalf)
     #endif
-    let h2 = halve(h4.lowHalf, h4.highHalf)
-    return largest ? Float._max(h2[0], h2[1]) : Float._min(h2[0], h2[1])
+    let h2 = _laneMax(h4.lowHalf, h4.highHalf)
+    return Float._max(h2[0], h2[1])
+}
+@inlinable @inline(__always)
+internal func _minLane(_ v: SIMD16<Float>) -> Float {
+    #if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
+    let h16 = unsafeBitCast(v, to: (SIMD8<Float>, SIMD8<Float>).self)
+    let h8 = _laneMin(h16.0, h16.1)
+    let q8 = unsafeBitCast(h8, to: (SIMD4<Float>, SIMD4<Float>).self)
+    let h4 = _laneMin(q8.0, q8.1)
+    #else
+    let h8 = _laneMin(v.lowHalf, v.highHalf)
+    let h4 = _laneMin(h8.lowHalf, h8.highHalf)
+    #endif
+    let h2 = _laneMin(h4.lowHalf, h4.highHalf)
+    return Float._min(h2[0], h2[1])
 }
 
 /// A sum in a fixed pairwise order, so that every caller gets the same bits.
