@@ -17,7 +17,7 @@
 # clang -fstack-usage for armv7em (swift-frontend has no stack-usage flag of its own); the
 # per-scan figure is ForcePipeline.process(scan:into:) plus Classifier.step(force:...), the two
 # frames a scan passes through when they are not inlined into each other (and, once per block,
-# the baseline tracker's two frames below step, for the deepest figure). It also lists the
+# the baseline tracker's two frames below step and the three of its mean and noise, for the deepest figure). It also lists the
 # compiler-runtime helpers the core calls (64-bit shifts and divisions on 32-bit targets).
 # Exits 1 when .text grows past the reference on either target (MAX_TEXT_GROWTH_BYTES, default 0).
 set -euo pipefail
@@ -65,9 +65,13 @@ scan=$(frame 'PipelineV7process4scan4into')
 step=$(frame 'ClassifierV4step5force6sample')
 block=$(frame 'PipelineV7process5scans4into')
 echo "armv7em stack: process(scan:into:) ${scan:-?} B + Classifier.step(force:) ${step:-?} B = $(( ${scan:-0} + ${step:-0} )) B per scan; process(scans:into:) ${block:-?} B"
-# Once per block, step hands the block to the baseline tracker, two frames deeper.
+# Once per block, step hands the block to the baseline tracker, two frames
+# deeper, and the tracker its block to the loops of `_meanAndSpread` (the
+# microcontrollers' mean and noise; three frames, the last the pairwise sum).
 close=$(frame 'ClassifierV11_closeBlock'); track=$(frame 'ClassifierV14_trackBaseline')
-echo "armv7em stack once per 16 scans, below step: _closeBlock ${close:-?} B + _trackBaseline ${track:-?} B; deepest $(( ${scan:-0} + ${step:-0} + ${close:-0} + ${track:-0} )) B"
+fit=$(frame 'ClassifierV14_meanAndSpread_7settled'); lanes=$(frame 'ClassifierV14_meanAndSpread5lanes'); sum=$(frame 'ClassifierV12_pairwiseSum')
+fitted=$(( ${fit:-0} + ${lanes:-0} + ${sum:-0} ))
+echo "armv7em stack once per 16 scans, below step: _closeBlock ${close:-?} B + _trackBaseline ${track:-?} B + _meanAndSpread's ${fit:-?} + ${lanes:-?} + ${sum:-?} B; deepest $(( ${scan:-0} + ${step:-0} + ${close:-0} + ${track:-0} + fitted )) B"
 # The example's own frames: configuration builds the pipeline value (its
 # initialisers inline there), the loop runs it; a board's stack must hold both.
 "$swiftc" -enable-experimental-feature Embedded -enable-experimental-feature Extern -wmo -Osize -module-name Firmware \

@@ -193,27 +193,26 @@ public struct Classifier: Sendable {
             }
         }
         // Latency accounting runs on the unfiltered readings, debounce on the filtered ones.
-        #if hasFeature(Embedded) && (arch(arm) || arch(riscv32))
-        // The microcontrollers keep the one general form: the shortcut
-        // below costs 72 (armv7em) and 108 (riscv32) bytes of image there.
-        let belowRelease = false
-        #else
-        let belowRelease = x < _releaseLevel && y < _releaseLevel
-        #endif
-        if belowRelease {
-            // Both readings below the release level, so below peek, pop and
-            // the pop level (validated: release <= peek < pop; the pop level
-            // is never below pop): `_advance` for one scan, decided by these
-            // two comparisons.
-            _peekCrossing.active = false
-            _popCrossing.active = false
-            _releaseCrossing.update(true, sample: sample, timestampNs: timestampNs)
-            _peekRun = 0
-            _popRun = 0
-            _releaseRun &+= 1
-            _pressLock = _max(0, _pressLock &- 1)
-            _releaseLock = _max(0, _releaseLock &- 1)
-        } else {
+        advance: do {
+            #if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
+            // Not on the microcontrollers, which keep the one general form
+            // below: this shortcut costs 72 (armv7em) and 108 (riscv32) bytes of image there.
+            if x < _releaseLevel && y < _releaseLevel {
+                // Both readings below the release level, so below peek, pop and
+                // the pop level (validated: release <= peek < pop; the pop level
+                // is never below pop): `_advance` for one scan, decided by these
+                // two comparisons.
+                _peekCrossing.active = false
+                _popCrossing.active = false
+                _releaseCrossing.update(true, sample: sample, timestampNs: timestampNs)
+                _peekRun = 0
+                _popRun = 0
+                _releaseRun &+= 1
+                _pressLock = _max(0, _pressLock &- 1)
+                _releaseLock = _max(0, _releaseLock &- 1)
+                break advance
+            }
+            #endif
             // FSR creep: while peeking, pop needs the force above the level the
             // press settled at by the allowance (capped at pop x (1 + allowance)),
             // so creep of up to the allowance under a constant load never pops,
@@ -555,19 +554,15 @@ public struct Classifier: Sendable {
         let whole = bits == Classifier.blockBits
         let n = Int32(Classifier.blockScans)
         #if hasFeature(Embedded) && (arch(arm) || arch(riscv32))
-        var kept = v
-        var count = Float(Classifier.blockScans)
-        if bits == 0 {
-            count = 0  // a busy block, or one not settled yet: common after a press
-        } else if !whole {
-            (kept, count) = Classifier._settledOnly(v, bits)
-        }
-        guard count >= Classifier.minimumIdleScans && !_suspended else {
+        // The mean and the noise below (the trend's residuals) in loops over
+        // the block in memory (`_meanAndSpread`): nil where fewer than four
+        // readings are settled (none in a busy block, common after a press).
+        guard !_suspended, let fit = Classifier._meanAndSpread(v, settled: bits) else {
             // After a press, smoothing starts afresh from the first idle block.
             _seeded = false
             return
         }
-        let mean = _sum16(kept) / count
+        let mean = fit.mean, spread = fit.spread
         #else
         // The same, with the whole block's mean summed from `v` itself (no
         // copy of the block merged with `_settledOnly`'s), the partly settled
@@ -590,13 +585,9 @@ public struct Classifier: Sendable {
         #endif
         // The noise: the mean absolute residual about the block's straight-line
         // trend, which a slow ramp or drift inside the block does not inflate.
+        // (On the microcontrollers `_meanAndSpread` above.)
+        #if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
         let ramp = Classifier.blockRamp
-        #if hasFeature(Embedded) && (arch(arm) || arch(riscv32))
-        let trend = _sum16((v - mean) * ramp) * Classifier.inverseRampSquares
-        let residual = v - (mean + trend * ramp)
-        // No vector unit: inline, as small as it comes.
-        let spread = _sum16(SIMD16<Float>._abs(residual)) * Classifier.inverseBlockScans
-        #else
         // The same trend: `_trendQuarter`'s lanes halved as `_sum16` halves them.
         let trendQuarter = Classifier._trendQuarter(v, mean)
         let trendHalf = trendQuarter.lowHalf + trendQuarter.highHalf
@@ -706,6 +697,83 @@ public struct Classifier: Sendable {
             }
         }
         return (kept, count)
+    }
+
+    /// The baseline tracker's mean of a block's settled readings (bit k of
+    /// `bits`: scan k) and the block's noise, the mean absolute residual
+    /// about its straight-line trend, as the microcontrollers take them; nil
+    /// where fewer than ``minimumIdleScans`` readings are settled. The same
+    /// as on hosts: the settled readings kept and counted as `_settledOnly`
+    /// does (the others 0), `_sum16` of them over the count, the trend
+    /// `_sum16((v - mean) * blockRamp)` times ``inverseRampSquares``, and
+    /// `_sum16` of `_laneAbs(v - (mean + trend * blockRamp))` times
+    /// ``inverseBlockScans``: the same operations on each lane and each sum in
+    /// `_sum16`'s pairwise order, so the same bits, in loops over the block's
+    /// floats on the stack. Written on `SIMD16` there (no vector unit, and no
+    /// FPU on riscv32), every lane's add, multiply and compare was a
+    /// soft-float call of its own, unrolled: the tracker was 2.5 kB of the
+    /// riscv32 image. CoreTests checks this against the vector form, bit
+    /// for bit.
+    @usableFromInline @inline(never)
+    internal static func _meanAndSpread(_ v: SIMD16<Float>, settled bits: UInt32) -> (mean: Float, spread: Float)? {
+        withUnsafeTemporaryAllocation(of: SIMD16<Float>.self, capacity: 2) { lanes in
+            lanes.initializeElement(at: 0, to: v)
+            lanes.initializeElement(at: 1, to: v)
+            return lanes.baseAddress!.withMemoryRebound(to: Float.self, capacity: 2 &* Classifier.blockScans) {
+                _meanAndSpread(lanes: $0, scans: Classifier.blockScans, settled: bits)
+            }
+        }
+    }
+
+    /// `_meanAndSpread` on the block's `scans` (16) floats at `p` twice: the
+    /// first copy is overwritten (the kept readings, then the sums' terms).
+    /// The count is a parameter: a constant, LLVM unrolled each loop.
+    @usableFromInline
+    internal static func _meanAndSpread(lanes p: UnsafeMutablePointer<Float>, scans: Int,
+                                        settled bits: UInt32) -> (mean: Float, spread: Float)? {
+        var count: Float = 0
+        var k = 0
+        while k < scans {
+            if bits & (1 &<< UInt32(truncatingIfNeeded: k)) != 0 { count += 1 } else { p[k] = 0 }
+            k &+= 1
+        }
+        guard count >= Classifier.minimumIdleScans else { return nil }
+        let mean = _pairwiseSum(p, scans) / count
+        // `blockRamp`'s lane k is k - 7.5, counted up by ones (exact).
+        let firstRamp = -Float(Classifier.blockScans &- 1) / 2
+        var ramp = firstRamp
+        k = 0
+        while k < scans {
+            p[k] = (p[scans &+ k] - mean) * ramp
+            ramp += 1
+            k &+= 1
+        }
+        let trend = _pairwiseSum(p, scans) * Classifier.inverseRampSquares
+        ramp = firstRamp
+        k = 0
+        while k < scans {
+            let residual = p[scans &+ k] - (mean + trend * ramp)
+            p[k] = residual < 0 ? -residual : residual
+            ramp += 1
+            k &+= 1
+        }
+        return (mean, _pairwiseSum(p, scans) * Classifier.inverseBlockScans)
+    }
+
+    /// `_sum16` of the `scans` (16) floats at `p`, in place: lanes k and k + 8
+    /// added, then k and k + 4, k and k + 2, 0 and 1 (the same additions in the same order).
+    @usableFromInline
+    internal static func _pairwiseSum(_ p: UnsafeMutablePointer<Float>, _ scans: Int) -> Float {
+        var width = scans >> 1
+        while width > 0 {
+            var k = 0
+            while k < width {
+                p[k] = p[k] + p[k &+ width]
+                k &+= 1
+            }
+            width >>= 1
+        }
+        return p[0]
     }
 
     #if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))

@@ -359,7 +359,14 @@ public struct ClassifierParameters: Equatable, BitwiseCopyable, Sendable {
         driftPerScan = settings.baseline.maximumDriftNewtonsPerSecond / sampleRateHz
         slopeSmoothing = alpha(ClassifierParameters.slopeSmoothingMilliseconds)
         // 1 - (1 - a)^16 by squaring four times (2^4 = Classifier.blockScans):
-        // the same decay per block as per-scan steps.
+        // the same decay per block as per-scan steps. Out of line on the
+        // microcontrollers: inlined five times, its squarings were 146 bytes
+        // more of the riscv32 image (soft-float calls), for a function run
+        // once (not on hosts, where the gesture layer builds parameters
+        // often enough that the calls showed: 0.05 instructions a scan).
+        #if hasFeature(Embedded) && (arch(arm) || arch(riscv32))
+        @inline(never)
+        #endif
         func perBlock(_ a: Float) -> Float {
             var keep = 1 - a
             for _ in 0..<Classifier.blockScans.trailingZeroBitCount { keep *= keep }
