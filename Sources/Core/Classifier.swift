@@ -412,10 +412,8 @@ public struct Classifier: Sendable {
             }
             guard _pressLock == 0 && _peekRun >= _parameters.pressScans
                     && sample &- _undershootSample > _parameters.vibrationHoldoffScans else { return }
-            #if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
             // A slow rise on a noisy panel: three readings past the level.
             if _noisyCrossingWaits(run: _peekRun, pop: false, since: sample &- _restSample) { return }
-            #endif
             _emit(.peek, crossing: _peekCrossing, force: y, sample: sample, timestampNs: timestampNs, into: &events)
             // The readings of the settle time before it, within this block,
             // were its approach: not settled (see `_settledBits`).
@@ -435,13 +433,9 @@ public struct Classifier: Sendable {
                 _holdRef = y
                 _holdRefSample = sample
             }
-            #if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
             // A slow rise on a noisy panel: two readings past the level.
             let popDue = _popRun >= _parameters.pressScans
                 && !_noisyCrossingWaits(run: _popRun, pop: true, since: sample &- _peekSample)
-            #else
-            let popDue = _popRun >= _parameters.pressScans
-            #endif
             if popDue {
                 _emit(.pop, crossing: _popCrossing, force: y, sample: sample, timestampNs: timestampNs, into: &events)
                 _state = .popped
@@ -474,11 +468,9 @@ public struct Classifier: Sendable {
     /// waits), a slam and the quieter panels of the shared recordings and the
     /// own corpus are not touched: their events are byte for byte as before.
     ///
-    /// Not on the microcontrollers (Embedded Swift on arm or riscv32): there
-    /// it cost 246 B (riscv32) and 292 B (armv7em) of firmware image, past
-    /// the riscv32 bound, and the firmware's panel (an HX711 at 80 SPS) is
-    /// below ``noisyCrossingMinimumRateHz`` anyway.
-    #if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
+    /// The microcontrollers carry it too (246 B of riscv32 firmware image,
+    /// 292 B of armv7em, measured on branch acc-14), so a panel classifies
+    /// alike on a board and on the host.
     @inlinable @inline(__always)
     internal func _noisyCrossingWaits(run: Int32, pop: Bool, since scans: Int64) -> Bool {
         run < (pop ? Classifier.noisyPopRun : Classifier.noisyPeekRun)
@@ -486,7 +478,6 @@ public struct Classifier: Sendable {
             && _parameters.sampleRateHz >= Classifier.noisyCrossingMinimumRateHz
             && Float(scans) > _parameters.sampleRateHz * Classifier.slowCrossingSeconds
     }
-    #endif
 
     /// A release the debounce allows: emitted if the readings show it
     /// (``_releaseEvident(_:sample:)``). Out of line: releases are rare, and

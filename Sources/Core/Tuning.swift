@@ -83,8 +83,6 @@ extension Classifier {
     /// moves 0.02 N a scan at its crest even at 860 scans/s, 0.08 N over two; one
     /// cell on its rail beside quiet ones moves the sum by a few counts.
     public static let vibrationFlatFraction: Float = 0.01
-    #if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
-    // Not on the microcontrollers: see `_noisyCrossingWaits`.
     /// A panel whose quiet blocks spread (`_noise`) more than this fraction of
     /// the peek level (1.5 %) is noisy at the level (see `_noisyCrossingWaits`).
     /// Measured (branch acc-14): it takes the low-SNR plate of the scenario
@@ -106,7 +104,6 @@ extension Classifier {
     /// sits on the level in the noise (its baseline leads a thermal ramp that
     /// turned during the press), past the 50 ms late window.
     public static let noisyPopRun: Int32 = 2
-    #endif
     /// Events one per-scan step can raise at most (release and peek, or peek and pop):
     /// the free room ``step(forces:timestamps:count:firstSample:into:)`` keeps in the ring.
     public static let maximumEventsPerStep = 2
