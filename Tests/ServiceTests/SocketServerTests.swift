@@ -7,8 +7,11 @@ import Testing
 
 /// The socket file and its clients, on a real EventServer in this process:
 /// creation mode, what sits at the path before and after, the client limit,
-/// the status client's timeouts, and the SIGHUP rule.
-@Suite("Socket server files and limits")
+/// the status client's timeouts, and the SIGHUP rule. Serialized: the umask
+/// is the process's, and `EventServer` sets it around `bind`, so a second
+/// server made by a test running beside `modeAtCreation` could bind under, or
+/// restore over, that test's umask 0 (seen once in a full run: mode 0640).
+@Suite("Socket server files and limits", .serialized)
 struct SocketServerTests {
     let logger = Logger(label: "test")
 
