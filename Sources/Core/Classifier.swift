@@ -294,16 +294,21 @@ public struct Classifier: Sendable {
             decay *= decay
             decay *= decay
             let gain = 1 / (1 + _parameters.creepAmount * (1 - decay))
-            // The compensated reading's rise per scan, smoothed (restarted
-            // where the last scan took the quiet path).
+            // The compensated reading's rise per scan: while peeking (scan by
+            // scan on every path) smoothed from scan to scan; otherwise, and
+            // on a peek's first scan, the mean rise since the last scan at
+            // rest, which the block paths keep as this path does (they take
+            // idle scans below the peek level in closed form, never these).
             let yc = y * gain
-            if _creepLastSample == sample &- 1 {
+            if _state == .peeking && _creepLastSample == sample &- 1 {
                 _creepRate += _parameters.creepRateSmoothing * (yc - _creepLast - _creepRate)
             } else {
-                _creepRate = 0
+                _creepRate = (yc - _restForce) / Float._max(1, Float(sample &- _restSample))
             }
-            _creepLast = yc
-            _creepLastSample = sample
+            if _state == .peeking {
+                _creepLast = yc
+                _creepLastSample = sample
+            }
             // Projected `creepLeadScans` ahead on that rise, never above the
             // reading: a fast rise crosses a level with the reading (the
             // compensation would move it by less than the lead), a slow one
