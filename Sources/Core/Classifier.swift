@@ -80,6 +80,13 @@ public struct Classifier: Sendable {
     @usableFromInline internal var _holdRefSample: Int64 = 0
     /// The peek's slowly smoothed level, the reference for the creep allowance.
     @usableFromInline internal var _settled: Float = 0
+    /// Creep compensation: the compensated reading at the last press scan,
+    /// that scan, and the reading's smoothed rise per scan (`_advanceCreeping`).
+    @usableFromInline internal var _creepLast: Float = 0
+    @usableFromInline internal var _creepLastSample: Int64 = Classifier.distantPastSample
+    @usableFromInline internal var _creepRate: Float = 0
+    /// The filtered reading the levels saw on the last press scan (`_advanceCreeping`).
+    @usableFromInline internal var _creepForce: Float = 0
     /// The last scan that read below the baseline by more than the touch band.
     @usableFromInline internal var _undershootSample: Int64 = Classifier.distantPastSample
     /// The last scan that read below the touch band (at rest or below zero),
@@ -193,6 +200,8 @@ public struct Classifier: Sendable {
             }
         }
         // Latency accounting runs on the unfiltered readings, debounce on the filtered ones.
+        // Whether the creep rules ran on this scan: the levels then saw `_creepForce`.
+        var creeping = false
         advance: do {
             #if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
             // Not on the microcontrollers, which keep the one general form
@@ -213,17 +222,17 @@ public struct Classifier: Sendable {
                 break advance
             }
             #endif
-            // FSR creep: while peeking, pop needs the force above the level the
-            // press settled at by the allowance (capped at pop x (1 + allowance)),
-            // so creep of up to the allowance under a constant load never pops,
-            // while a deliberate push from a lighter hold still pops at `pop`.
-            var popLevel = _parameters.pop
-            if _state == .peeking && _parameters.creepAllowance > 0 {
-                let grow = 1 + _parameters.creepAllowance
-                popLevel = Float._max(_parameters.pop, Float._min(_parameters.pop * grow, _settled * grow))
+            if _parameters.creepRules {
+                // An FSR: the peek and pop levels see the finger's force estimated
+                // from the reading, and pop allows for the creep left over; the
+                // release compares the reading (out of line: not the quiet path's
+                // code, nor a load cell's).
+                _advanceCreeping(x: x, y: y, sample: sample, timestampNs: timestampNs)
+                creeping = true
+                break advance
             }
             _advance(crossing: (x >= _parameters.peek, x >= _parameters.pop, x < _releaseLevel),
-                     runs: (y >= _parameters.peek, y >= popLevel, y < _releaseLevel),
+                     runs: (y >= _parameters.peek, y >= _parameters.pop, y < _releaseLevel),
                      scans: 1, sample: sample, timestampNs: timestampNs)
         }
 
@@ -231,7 +240,7 @@ public struct Classifier: Sendable {
         // Idle with no scan past the peek level decides nothing (a peek needs
         // `pressScans` >= 1 of them): the common scan skips the call.
         if !_suspended && (pressedBefore || _peekRun > 0) {
-            _decide(y: y, sample: sample, timestampNs: timestampNs, into: &events)
+            _decide(y: creeping ? _creepForce : y, sample: sample, timestampNs: timestampNs, into: &events)
         }
         if _parameters.baselineEnabled {
             // _blockFill < blockScans always: stored without a bounds check.
@@ -252,6 +261,74 @@ public struct Classifier: Sendable {
         #if DEBUG
         _checkInvariants()
         #endif
+    }
+
+    /// An FSR's levels on a scan past the release level (the press path;
+    /// the creep rules are on):
+    ///
+    /// - Creep compensation (`creepAmount` > 0): under a press an FSR reads
+    ///   its force times `1 + amount (1 - exp(-t / tau))`, t from the press's
+    ///   start (the last scan at rest), so a slow rise read raw crosses a
+    ///   level before the finger's force does. Until the pop, the raw and
+    ///   filtered readings are divided by that factor, then projected
+    ///   `creepLeadMilliseconds` ahead on their smoothed rise (never above
+    ///   the reading), before the peek and pop levels see them: a fast rise
+    ///   crosses with the reading, a slow one at most the lead before the
+    ///   compensated reading would. Not once popped: on unloading an FSR reads 5-10 %
+    ///   lower than on loading, about what its creep added (1.05-1.14 x
+    ///   0.90-0.95), so the release compares the reading as it is.
+    /// - Creep allowance: while peeking, pop needs the force above the level
+    ///   the press settled at by the allowance (capped at pop x (1 +
+    ///   allowance)), so the creep left under a constant load never pops,
+    ///   while a deliberate push from a lighter hold still pops at `pop`.
+    ///
+    /// Advances the crossings and runs on the readings so moved, keeping the
+    /// filtered one in `_creepForce` for `_decide`.
+    @usableFromInline @inline(never)
+    internal mutating func _advanceCreeping(x rawX: Float, y rawY: Float, sample: Int64, timestampNs: Int64) {
+        var x = rawX, y = rawY
+        if _state != .popped && _parameters.creepAmount > 0 {
+            // exp(-u) as (1 / (1 + v + v^2/2 + v^3/6))^8, v = u / 8: within
+            // 0.2 % up to u = 3, decaying to 0 beyond (no libm in the core).
+            let u = Float._min(Float(sample &- _restSample) * _parameters.creepPerScan, 64)
+            let v = u * 0.125
+            var decay = 1 / (1 + v * (1 + v * (0.5 + v * (1 / 6))))
+            decay *= decay
+            decay *= decay
+            decay *= decay
+            let gain = 1 / (1 + _parameters.creepAmount * (1 - decay))
+            // The compensated reading's rise per scan: while peeking (scan by
+            // scan on every path) smoothed from scan to scan; otherwise, and
+            // on a peek's first scan, the mean rise since the last scan at
+            // rest, which the block paths keep as this path does (they take
+            // idle scans below the peek level in closed form, never these).
+            let yc = y * gain
+            if _state == .peeking && _creepLastSample == sample &- 1 {
+                _creepRate += _parameters.creepRateSmoothing * (yc - _creepLast - _creepRate)
+            } else {
+                _creepRate = (yc - _restForce) / Float._max(1, Float(sample &- _restSample))
+            }
+            if _state == .peeking {
+                _creepLast = yc
+                _creepLastSample = sample
+            }
+            // Projected `creepLeadScans` ahead on that rise, never above the
+            // reading: a fast rise crosses a level with the reading (the
+            // compensation would move it by less than the lead), a slow one
+            // the lead before the compensated reading would.
+            let lead = Float._max(0, _creepRate) * _parameters.creepLeadScans
+            x = Float._min(x, x * gain + lead)
+            y = Float._min(y, yc + lead)
+        }
+        var pop = _parameters.pop
+        if _state == .peeking && _parameters.creepAllowance > 0 {
+            let grow = 1 + _parameters.creepAllowance
+            pop = Float._max(_parameters.pop, Float._min(_parameters.pop * grow, _settled * grow))
+        }
+        _creepForce = y
+        _advance(crossing: (x >= _parameters.peek, x >= _parameters.pop, rawX < _releaseLevel),
+                 runs: (y >= _parameters.peek, y >= pop, rawY < _releaseLevel),
+                 scans: 1, sample: sample, timestampNs: timestampNs)
     }
 
     /// Hands the block just filled to the baseline tracker, with the readings
@@ -1079,8 +1156,8 @@ extension Classifier {
             }
         case .peeking:
             guard belowPop && aboveRelease else { return false }
-            // The creep reference moves every scan: per scan.
-            if _parameters.creepAllowance > 0 { return false }
+            // The creep reference and compensation move every scan: per scan.
+            if _parameters.creepRules { return false }
             if _parameters.holdScans > 0 && !_holdDone {
                 if high > _holdRef + _parameters.holdRise {
                     // A new high may restart the hold's settle clock: followed
@@ -1406,7 +1483,7 @@ extension Classifier {
         // the pop level every peeking scan: per scan.
         switch _state {
         case .idle: if code & 8 != 0 { return 0 }
-        case .peeking: if p.creepAllowance > 0 || code & (16 | 32) != 0 { return 0 }
+        case .peeking: if p.creepRules || code & (16 | 32) != 0 { return 0 }
         case .popped: if code & 32 != 0 { return 0 }
         }
         // Up to the next change after scan j, or the block's end.

@@ -88,6 +88,8 @@ public enum SettingsError: Error, Equatable, Sendable {
     case negativeTime(TimeSetting)
     case touchFractionOutOfRange
     case creepAllowanceOutOfRange
+    case creepAmountOutOfRange
+    case creepTimeOutOfRange
     case stuckStepFractionOutOfRange
 
 }
@@ -134,6 +136,30 @@ public struct ClassifierSettings: Equatable, Sendable {
     /// The creep allowance taken for a panel calibrated by a curve (an FSR)
     /// when the settings state none: FSRs creep 5-15 % under a constant load.
     public static let fsrCreepAllowance: Float = 0.15
+    /// Creep compensation: under a press an FSR reads its force times
+    /// `1 + amount * (1 - exp(-t / creepMilliseconds))`, t from the last scan
+    /// at rest; until the pop the classifier divides that factor out before
+    /// the peek and pop levels see the reading, so a slow rise crosses a level
+    /// with the finger's force, not early (see the classifier's
+    /// `_advanceCreeping`). nil: ``fsrCreepAmount`` on a panel calibrated by a
+    /// curve (an FSR), 0 (off) on a linear one.
+    public var creepAmount: Float? = nil
+    /// The creep's time constant, ms (read only where `creepAmount` > 0).
+    public var creepMilliseconds: Float = ClassifierSettings.fsrCreepMilliseconds
+    /// The creep amount taken for a curve-calibrated panel whose calibration
+    /// states none. An FSR creeps 5-14 % (the scenario synthesizer's range)
+    /// and one press's amount is unknown: a middle value leaves half the
+    /// spread either way, and leaning to the high side turns an early
+    /// crossing (scored false beyond 30 ms) into a late one (50 ms). On the
+    /// scenario corpus and four more FSR seeds, 0.12 with 1.5 s left the
+    /// fewest early events of 0.10-0.14 with 1-2 s; 1 s was better there but
+    /// made `fsr-475hz-creep-sample`'s pops late (in target 100 -> 94 %).
+    public static let fsrCreepAmount: Float = 0.12
+    /// The creep time constant taken by default, ms: FSRs creep over 1-3 s.
+    public static let fsrCreepMilliseconds: Float = 1500
+    /// The largest creep amount and time constant the settings accept.
+    public static let maximumCreepAmount: Float = 0.5
+    public static let maximumCreepMilliseconds: Float = 60_000
     /// After a reading swings below the baseline by more than the touch band,
     /// a peek waits this long, ms. A press never pulls the panel below zero; a
     /// door slam or a machine shakes it as far below zero as above, so a
@@ -225,6 +251,10 @@ public struct ClassifierSettings: Equatable, Sendable {
         guard vibrationCurveMilliseconds >= 0 else { throw .negativeTime(.vibrationCurve) }
         guard vibrationCurveWaitMilliseconds >= 0 else { throw .negativeTime(.vibrationCurveWait) }
         if let creepAllowance { guard creepAllowance >= 0, creepAllowance < 1 else { throw .creepAllowanceOutOfRange } }
+        if let creepAmount {
+            guard creepAmount >= 0, creepAmount <= ClassifierSettings.maximumCreepAmount else { throw .creepAmountOutOfRange }
+        }
+        guard creepMilliseconds > 0, creepMilliseconds <= ClassifierSettings.maximumCreepMilliseconds else { throw .creepTimeOutOfRange }
         guard stuckStepFraction >= 0, stuckStepFraction < 1 else { throw .stuckStepFractionOutOfRange }
     }
 }
@@ -308,6 +338,16 @@ public struct ClassifierParameters: Equatable, BitwiseCopyable, Sendable {
     /// The creep allowance (fraction) and the smoothing of the settled level it applies to.
     public let creepAllowance: Float
     public let creepSmoothing: Float
+    /// Creep compensation: the amount (0: off), the fraction of the creep's
+    /// time constant one scan is, and whether either creep rule is on (the
+    /// press path's one test).
+    public let creepAmount: Float
+    public let creepPerScan: Float
+    public let creepRules: Bool
+    /// How far ahead, in scans, the compensated reading is projected on its
+    /// smoothed rise (see `_advanceCreeping`), and that smoothing's factor.
+    public let creepLeadScans: Float
+    public let creepRateSmoothing: Float
     /// Scans a peek waits after a swing below the baseline.
     public let vibrationHoldoffScans: Int64
     /// The longest rise from rest to peek, in scans, that may be a vibration's
@@ -389,6 +429,11 @@ public struct ClassifierParameters: Equatable, BitwiseCopyable, Sendable {
         holdRise = (settings.popNewtons - settings.peekNewtons) * ClassifierParameters.holdRiseFractionOfGap
         creepAllowance = settings.creepAllowance ?? 0
         creepSmoothing = alpha(ClassifierParameters.creepSmoothingMilliseconds)
+        creepAmount = settings.creepAmount ?? 0
+        creepPerScan = 1000 / (settings.creepMilliseconds * sampleRateHz)
+        creepRules = creepAllowance > 0 || creepAmount > 0
+        creepLeadScans = ClassifierParameters.creepLeadMilliseconds * sampleRateHz / 1000
+        creepRateSmoothing = alpha(ClassifierParameters.creepRateSmoothingMilliseconds)
         vibrationHoldoffScans = Int64(scans(settings.vibrationHoldoffMilliseconds))
         // Rounded down: where a scan is longer than the rise time, a one-scan
         // rise says nothing about speed, and no peek waits.

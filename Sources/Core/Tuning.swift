@@ -124,6 +124,17 @@ extension ClassifierParameters {
     /// The time constant, ms, of a peek's settled level, the creep
     /// allowance's reference: half a second follows a hold, not the creep.
     public static let creepSmoothingMilliseconds: Float = 500
+    /// Creep compensation: how far ahead, ms, the compensated reading is
+    /// projected on its rise (never above the reading). The in-target window
+    /// is 10 ms: where the compensation would move a crossing by less than
+    /// that (a fast rise) the reading decides, as it did before (the shared
+    /// `fsr-475hz-creep-sample`'s pops stayed in target); a slow rise crosses
+    /// 10 ms before the compensated reading would (0 ms: one early event
+    /// more on the scenario corpus's FSR, 5 ms: that sample 89 % in target).
+    public static let creepLeadMilliseconds: Float = 10
+    /// The time constant, ms, of the smoothing of that rise: a few tremor
+    /// cycles' worth less than a press's rise (20 ms: one early event more).
+    public static let creepRateSmoothingMilliseconds: Float = 40
     /// A peek is still climbing while it rises by more than this fraction of
     /// the gap between the peek and pop levels (a tenth) above its settled high.
     public static let holdRiseFractionOfGap: Float = 0.1

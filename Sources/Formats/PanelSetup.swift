@@ -60,13 +60,13 @@ public struct PanelSetup: Sendable {
             if let p = entry.position { points.append(p) }
         }
         do { calibration = try PanelCalibration(pairs, layout: layout) } catch { throw .panel(error) }
-        // The creep allowance the settings leave open comes from the calibration:
-        // a curve is an FSR, which creeps under a constant load; a line is not.
+        // The creep allowance and compensation the settings leave open come
+        // from the calibration: a curve is an FSR, which creeps under a
+        // constant load; a line is not.
         var settings = settings
-        if settings.creepAllowance == nil {
-            let fsr = pairs.contains { if case .curve = $0.calibration { return true } else { return false } }
-            settings.creepAllowance = fsr ? ClassifierSettings.fsrCreepAllowance : 0
-        }
+        let fsr = pairs.contains { if case .curve = $0.calibration { return true } else { return false } }
+        if settings.creepAllowance == nil { settings.creepAllowance = fsr ? ClassifierSettings.fsrCreepAllowance : 0 }
+        if settings.creepAmount == nil { settings.creepAmount = fsr ? ClassifierSettings.fsrCreepAmount : 0 }
         if points.isEmpty {
             positions = CellPositions.standard(forCells: pairs.count)
         } else {

@@ -21,6 +21,10 @@ extension Profile {
         out += "hold_ms = \(s.holdMilliseconds)\n"
         out += "hold_settle_ms = \(s.holdSettleMilliseconds)  # hold waits until the force stops climbing this long\n"
         if let creep = s.creepAllowance { out += "creep_allowance = \(creep)  # FSR creep under a held peek that does not pop\n" }
+        if let creep = s.creepAmount { out += "creep_amount = \(creep)  # the FSR's creep under a constant load, compensated until the pop (0: off)\n" }
+        if s.creepAmount != nil || s.creepMilliseconds != ClassifierSettings.fsrCreepMilliseconds {
+            out += "creep_ms = \(s.creepMilliseconds)  # the creep's time constant\n"
+        }
         out += "\n[debounce]\n"
         out += "press = \(quoted(s.pressDebounce.mode == .eager ? "eager" : "deferred"))\npress_ms = \(s.pressDebounce.milliseconds)\n"
         out += "release = \(quoted(s.releaseDebounce.mode == .eager ? "eager" : "deferred"))\nrelease_ms = \(s.releaseDebounce.milliseconds)\n"

@@ -185,7 +185,7 @@ struct ProfileReader {
 
         let levels = doc.table("levels")
         try unknownKeys(levels, allowed: ["sensitivity", "peek_newtons", "pop_newtons", "release_fraction", "hold_ms",
-                                                "hold_settle_ms", "creep_allowance"], prefix: "levels")
+                                                "hold_settle_ms", "creep_allowance", "creep_amount", "creep_ms"], prefix: "levels")
         var settings: ClassifierSettings
         if let preset = try string(levels, "sensitivity", "levels.sensitivity") {
             guard let s = Sensitivity.allCases.first(where: { $0.name == preset }) else {
@@ -217,6 +217,20 @@ struct ProfileReader {
                            "0.15 lets an FSR creep 15 % under a held peek without popping; 0 for a load cell")
             }
             settings.creepAllowance = Float(v)
+        }
+        if let v = try number(levels, "creep_amount", "levels.creep_amount") {
+            guard v >= 0 && v <= Double(ClassifierSettings.maximumCreepAmount) else {
+                throw fail("levels.creep_amount", levels?["creep_amount"]?.line, "must be from 0 to \(JSON.format(Double(ClassifierSettings.maximumCreepAmount)))",
+                           "0.12 compensates an FSR that creeps 5-15 % under a constant load; 0 turns the compensation off")
+            }
+            settings.creepAmount = Float(v)
+        }
+        if let v = try number(levels, "creep_ms", "levels.creep_ms") {
+            guard v > 0 && v <= Double(ClassifierSettings.maximumCreepMilliseconds) else {
+                throw fail("levels.creep_ms", levels?["creep_ms"]?.line, "must be above 0 and at most \(JSON.format(Double(ClassifierSettings.maximumCreepMilliseconds))) ms",
+                           "the creep's time constant: an FSR's is some 1000-3000 ms")
+            }
+            settings.creepMilliseconds = Float(v)
         }
 
         let debounce = doc.table("debounce")

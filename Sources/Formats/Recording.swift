@@ -90,17 +90,28 @@ public struct RecordingCalibration: Equatable, Sendable {
     public var force: [ForceChannelCalibration]
     public var peekNewtons: Double
     public var popNewtons: Double
+    /// The sensor's creep, where the calibration states it: the amount (a
+    /// fraction; 0: it does not creep) and time constant (ms). Nil: the
+    /// default for the panel (``ClassifierSettings/creepAmount``).
+    public var creepAmount: Double?
+    public var creepMilliseconds: Double?
 
-    public init(force: [ForceChannelCalibration], peekNewtons: Double, popNewtons: Double) {
+    public init(force: [ForceChannelCalibration], peekNewtons: Double, popNewtons: Double,
+                creepAmount: Double? = nil, creepMilliseconds: Double? = nil) {
         self.force = force
         self.peekNewtons = peekNewtons
         self.popNewtons = popNewtons
+        self.creepAmount = creepAmount
+        self.creepMilliseconds = creepMilliseconds
     }
 
-    /// The classifier settings the calibration implies: its two levels, the
-    /// rest at their defaults.
+    /// The classifier settings the calibration implies: its two levels and
+    /// the creep it states, the rest at their defaults.
     public var classifierSettings: ClassifierSettings {
-        ClassifierSettings(peekNewtons: Float(peekNewtons), popNewtons: Float(popNewtons))
+        var s = ClassifierSettings(peekNewtons: Float(peekNewtons), popNewtons: Float(popNewtons))
+        if let creepAmount { s.creepAmount = Float(creepAmount) }
+        if let creepMilliseconds { s.creepMilliseconds = Float(creepMilliseconds) }
+        return s
     }
 }
 

@@ -267,7 +267,23 @@ extension RecordingMetadata {
         let pop = try cal.number("popNewtons")!
         guard peek > 0, peek <= Limits.maximumNewtons else { throw cal.fail("peekNewtons", "must be above zero and at most \(JSON.format(Limits.maximumNewtons)) N", "a light press is typically 0.5-2 N") }
         guard pop > peek, pop <= Limits.maximumNewtons else { throw cal.fail("popNewtons", "must be above peekNewtons (\(JSON.format(peek)))", "pop is the firmer of the two levels") }
-        return RecordingCalibration(force: force, peekNewtons: peek, popNewtons: pop)
+        // The sensor's creep (an FSR's), where the calibration states it.
+        let creepAmount = try cal.number("creepAmount", required: false)
+        if let creepAmount {
+            guard creepAmount >= 0, creepAmount <= Double(ClassifierSettings.maximumCreepAmount) else {
+                throw cal.fail("creepAmount", "must be from 0 to \(JSON.format(Double(ClassifierSettings.maximumCreepAmount)))",
+                               "an FSR creeps some 0.05-0.15 under a constant load; 0 for a sensor that does not creep")
+            }
+        }
+        let creepMilliseconds = try cal.number("creepMilliseconds", required: false)
+        if let creepMilliseconds {
+            guard creepMilliseconds > 0, creepMilliseconds <= Double(ClassifierSettings.maximumCreepMilliseconds) else {
+                throw cal.fail("creepMilliseconds", "must be above 0 and at most \(JSON.format(Double(ClassifierSettings.maximumCreepMilliseconds))) ms",
+                               "the creep's time constant: an FSR's is some 1000-3000 ms")
+            }
+        }
+        return RecordingCalibration(force: force, peekNewtons: peek, popNewtons: pop,
+                                    creepAmount: creepAmount, creepMilliseconds: creepMilliseconds)
     }
 
     /// The metadata as JSON, keys in the spec's order.
@@ -288,7 +304,7 @@ extension RecordingMetadata {
             return .object(o)
         })))
         if let calibration {
-            root.append(("calibration", .object([
+            var block: [(String, JSON)] = [
                 ("force", .array(calibration.force.map { f in
                     var o: [(String, JSON)] = [("channel", .string(f.channel))]
                     switch f.mapping {
@@ -302,7 +318,10 @@ extension RecordingMetadata {
                 })),
                 ("peekNewtons", .double(calibration.peekNewtons)),
                 ("popNewtons", .double(calibration.popNewtons)),
-            ])))
+            ]
+            if let a = calibration.creepAmount { block.append(("creepAmount", .double(a))) }
+            if let ms = calibration.creepMilliseconds { block.append(("creepMilliseconds", .double(ms))) }
+            root.append(("calibration", .object(block)))
         }
         if !labels.isEmpty {
             root.append(("labels", .array(labels.map { l in

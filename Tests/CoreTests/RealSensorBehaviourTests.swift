@@ -147,6 +147,88 @@ struct RealSensorBehaviourTests {
         #expect(Self.kinds(try Self.run(push, rate: 100, settings).events) == ["peek", "pop", "release"])
     }
 
+    /// An FSR's reading of `finger` (newtons at `rate`): the force times
+    /// 1 + amount (1 - exp(-t / tau)) from the press's start (`start`) on,
+    /// as the scenario synthesizer's FSR creeps.
+    static func creeping(_ finger: [Float], start: Int, rate: Float, amount: Float, tau: Float) -> [Float] {
+        finger.enumerated().map { i, f in
+            i < start ? f : f * (1 + amount * (1 - _exp(-Float(i - start) / rate / tau)))
+        }
+    }
+
+    @Test("FSR creep compensation: a slow push read through 12 % creep pops at the finger's force, not 0.3 s early")
+    func fsrCreepCompensation() throws {
+        let rate: Float = 860
+        // Rest, a rise to 2 N held 1.5 s (a peek), then a slow push to 3.2 N
+        // over 2 s (a pop where the finger passes 2.5 N), held, let go.
+        let finger = T.hold(0, 430) + T.ramp(0, 2.0, 258) + T.hold(2.0, 1290) + T.ramp(2.0, 3.2, 1720)
+            + T.hold(3.2, 200) + T.ramp(3.2, 0, 40) + T.hold(0, 400)
+        let reading = Self.creeping(finger, start: 430, rate: rate, amount: 0.12, tau: 1.5)
+        let peekLabel = try #require(finger.firstIndex { $0 >= 1.0 })
+        let popLabel = try #require(finger.firstIndex { $0 >= 2.5 })
+        func at(_ kind: String, _ events: [String]) throws -> Int {
+            let e = try #require(events.first { $0.hasPrefix(kind + "@") }, "\(events)")
+            return Int(e.split(separator: "@")[1])!
+        }
+        // The compensation alone: the creep allowance, which keeps a creeping
+        // peek from popping, also holds back a push this slow from a hold.
+        var settings = T.settings()
+        settings.creepAllowance = 0
+        settings.creepAmount = 0.12
+        settings.creepMilliseconds = 1500
+        let r = try Self.run(reading, rate: rate, settings)
+        #expect(Self.kinds(r.events) == ["peek", "pop", "release"], "\(r.events)")
+        // Within the in-target window (10 ms, 8.6 scans) of the finger's crossing.
+        #expect(abs(try at("pop", r.events) - popLabel) <= 9, "pop \(r.events), label \(popLabel)")
+        #expect(abs(try at("peek", r.events) - peekLabel) <= 9, "peek \(r.events), label \(peekLabel)")
+        // Without it the creep pops far more than 30 ms (26 scans) early.
+        settings.creepAmount = 0
+        let raw = try Self.run(reading, rate: rate, settings)
+        #expect(try at("pop", raw.events) < popLabel - 26, "\(raw.events)")
+        // A quicker push (1.2 N in 200 ms) pops in the window as well, where
+        // the raw reading pops early (by less than 30 ms: not scored false).
+        let quick = T.hold(0, 430) + T.ramp(0, 2.0, 258) + T.hold(2.0, 1290) + T.ramp(2.0, 3.2, 172) + T.hold(3.2, 400)
+            + T.ramp(3.2, 0, 40) + T.hold(0, 400)
+        let quickReading = Self.creeping(quick, start: 430, rate: rate, amount: 0.12, tau: 1.5)
+        let quickLabel = try #require(quick.firstIndex { $0 >= 2.5 })
+        settings.creepAmount = 0.12
+        let compensated = try at("pop", try Self.run(quickReading, rate: rate, settings).events)
+        #expect(abs(compensated - quickLabel) <= 9, "pop \(compensated), label \(quickLabel)")
+        settings.creepAmount = 0
+        let quickRaw = try at("pop", try Self.run(quickReading, rate: rate, settings).events)
+        #expect(quickRaw < quickLabel - 9, "pop \(quickRaw), label \(quickLabel)")
+    }
+
+    @Test("FSR creep compensation: a long peek hold creeping 14 % still does not pop")
+    func fsrCreepCompensatedHold() throws {
+        let rate: Float = 860
+        // A 6 s hold at 2.2 N, between peek (1.0) and pop (2.5), on an FSR
+        // creeping 14 % with a 1 s time constant (the worst of the range):
+        // the reading ends at 2.5 N, the pop level.
+        let finger = T.hold(0, 430) + T.ramp(0, 2.2, 258) + T.hold(2.2, 5160) + T.ramp(2.2, 0, 40) + T.hold(0, 400)
+        let reading = Self.creeping(finger, start: 430, rate: rate, amount: 0.14, tau: 1.0)
+        #expect(reading.max()! >= 2.5)
+        var settings = T.settings()
+        settings.creepAllowance = ClassifierSettings.fsrCreepAllowance
+        settings.creepAmount = ClassifierSettings.fsrCreepAmount
+        settings.creepMilliseconds = ClassifierSettings.fsrCreepMilliseconds
+        let r = try Self.run(reading, rate: rate, settings)
+        #expect(Self.kinds(r.events) == ["peek", "release"], "\(r.events)")
+    }
+
+    @Test("Creep settings out of range are refused with one line each")
+    func creepBounds() {
+        for (edit, error) in [({ (s: inout ClassifierSettings) in s.creepAmount = 0.6 }, SettingsError.creepAmountOutOfRange),
+                              ({ $0.creepAmount = -0.01 }, .creepAmountOutOfRange),
+                              ({ $0.creepAmount = .nan }, .creepAmountOutOfRange),
+                              ({ $0.creepMilliseconds = 0 }, .creepTimeOutOfRange),
+                              ({ $0.creepMilliseconds = .infinity }, .creepTimeOutOfRange)] {
+            #expect(throws: error) { try ClassifierParameters(T.settings(edit), sampleRateHz: 860) }
+            #expect(!error.message.isEmpty && !error.message.contains("\n"))
+        }
+        #expect(throws: Never.self) { try ClassifierParameters(T.settings { $0.creepAmount = 0.5; $0.creepMilliseconds = 60_000 }, sampleRateHz: 860) }
+    }
+
     @Test("A zero-mean vibration burst (door slam) does not peek; taps 80 ms apart each count")
     func vibrationAndQuickTaps() throws {
         // 40 Hz, 3 N, 0.2 s at 500 scans/s, decaying; it swings down first.
@@ -180,6 +262,17 @@ func _sin(_ x: Float) -> Float {
     while a < -.pi { a += twoPi }
     let a2 = a * a
     return a * (1 - a2 / 6 * (1 - a2 / 20 * (1 - a2 / 42 * (1 - a2 / 72))))
+}
+
+/// exp by a Taylor series after halving the argument to within 1/2, squared
+/// back (the core tests need no Foundation; not the core's approximation).
+func _exp(_ x: Float) -> Float {
+    var a = x
+    var halvings = 0
+    while a > 0.5 || a < -0.5 { a /= 2; halvings += 1 }
+    var r = 1 + a * (1 + a / 2 * (1 + a / 3 * (1 + a / 4 * (1 + a / 5))))
+    for _ in 0..<halvings { r *= r }
+    return r
 }
 
 extension RealSensorBehaviourTests {

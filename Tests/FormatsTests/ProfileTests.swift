@@ -57,6 +57,11 @@ struct ProfileTests {
         (good.replacingOccurrences(of: "name = \"kiosk\"", with: "name = \"kiosk"), 3, nil),
         (good.replacingOccurrences(of: "release_ms = 20", with: "release_ms = 20 20"), 15, nil),
         (good.replacingOccurrences(of: "[debounce]", with: "[health]\nstuck_step_fraction = 1\n\n[debounce]"), 14, "health.stuck_step_fraction"),
+        (good.replacingOccurrences(of: "pop_newtons = 4.0", with: "pop_newtons = 4.0\ncreep_amount = 0.6"), 12, "levels.creep_amount"),
+        (good.replacingOccurrences(of: "pop_newtons = 4.0", with: "pop_newtons = 4.0\ncreep_amount = -0.05"), 12, "levels.creep_amount"),
+        (good.replacingOccurrences(of: "pop_newtons = 4.0", with: "pop_newtons = 4.0\ncreep_amount = \"12 %\""), 12, "levels.creep_amount"),
+        (good.replacingOccurrences(of: "pop_newtons = 4.0", with: "pop_newtons = 4.0\ncreep_ms = 0"), 12, "levels.creep_ms"),
+        (good.replacingOccurrences(of: "pop_newtons = 4.0", with: "pop_newtons = 4.0\ncreep_ms = 120000"), 12, "levels.creep_ms"),
         (good.replacingOccurrences(of: "[debounce]", with: "[health]\nstuck_step_fraction = -0.01\n\n[debounce]"), 14, "health.stuck_step_fraction"),
     ]
 
@@ -102,10 +107,25 @@ struct ProfileTests {
         p.budgetMilliseconds = 30
         p.settings.baseline.enabled = false
         p.settings.stuckStepFraction = 0.02
+        p.settings.creepAmount = 0.08
+        p.settings.creepMilliseconds = 2500
         let text = p.tomlText(header: ["made by a test", "peek 1.1 N: because"])
         #expect(text.contains("# peek 1.1 N: because"))
         let back = try Profile.parse(text, file: "k.toml")
         #expect(back.settings == p.settings && back.channels == p.channels && back.name == p.name)
         #expect(back.matchName == p.matchName && back.matchLabel == p.matchLabel && back.budgetMilliseconds == 30)
+        #expect(back.settings.creepAmount == 0.08 && back.settings.creepMilliseconds == 2500)
+    }
+
+    @Test("A bad creep key is one line naming the file, the line, the key and the range")
+    func creepErrorLine() {
+        do {
+            _ = try Profile.parse(Self.good.replacingOccurrences(of: "pop_newtons = 4.0", with: "pop_newtons = 4.0\ncreep_amount = 0.6"), file: "p.toml")
+            Issue.record("accepted")
+        } catch {
+            #expect(!error.description.contains("\n"))
+            #expect(error.description.contains("p.toml") && error.description.contains("levels.creep_amount")
+                    && error.description.contains("from 0 to 0.5"), "\(error.description)")
+        }
     }
 }

@@ -66,6 +66,11 @@ struct RecordingTests {
         ("unsorted curve", goodJSON.replacingOccurrences(of: "\"zeroRaw\": 8423117, \"newtonsPerCount\": 2.28e-5", with: "\"curve\": [[0, 0], [300, 1.0], [200, 2]]"), "calibration.force[0].curve", "strictly increase"),
         ("zero scale", goodJSON.replacingOccurrences(of: "2.28e-5", with: "0"), "calibration.force[0].newtonsPerCount", "must not be zero"),
         ("pop below peek", goodJSON.replacingOccurrences(of: "\"popNewtons\": 2.5", with: "\"popNewtons\": 0.5"), "calibration.popNewtons", "above peekNewtons"),
+        ("creep above 0.5", goodJSON.replacingOccurrences(of: "\"popNewtons\": 2.5", with: "\"popNewtons\": 2.5, \"creepAmount\": 0.6"), "calibration.creepAmount", "from 0 to 0.5"),
+        ("negative creep", goodJSON.replacingOccurrences(of: "\"popNewtons\": 2.5", with: "\"popNewtons\": 2.5, \"creepAmount\": -0.1"), "calibration.creepAmount", "from 0 to 0.5"),
+        ("creep as text", goodJSON.replacingOccurrences(of: "\"popNewtons\": 2.5", with: "\"popNewtons\": 2.5, \"creepAmount\": \"12 %\""), "calibration.creepAmount", "must be a number"),
+        ("zero creep time", goodJSON.replacingOccurrences(of: "\"popNewtons\": 2.5", with: "\"popNewtons\": 2.5, \"creepMilliseconds\": 0"), "calibration.creepMilliseconds", "above 0"),
+        ("creep time of minutes", goodJSON.replacingOccurrences(of: "\"popNewtons\": 2.5", with: "\"popNewtons\": 2.5, \"creepMilliseconds\": 600000"), "calibration.creepMilliseconds", "at most 60000"),
         ("bad role", goodJSON.replacingOccurrences(of: "\"role\": \"force\"", with: "\"role\": \"weight\""), "channels[0].role", "not a role"),
         ("bad label", goodJSON.replacingOccurrences(of: "\"event\": \"peek\"", with: "\"event\": \"poke\""), "labels[0].event", "not a labelled event"),
         ("label past the end", goodJSON.replacingOccurrences(of: "\"sample\": 5,", with: "\"sample\": 50,"), "labels[1].sample", "beyond"),
@@ -84,6 +89,26 @@ struct RecordingTests {
             #expect(error.description.contains(phrase), "\(name): \(error.description)")
             #expect(!error.hint.isEmpty && !error.description.contains("\n"), "\(name)")
         }
+    }
+
+    @Test("A calibration's creep reads, reaches the settings and is written back; absent, a curve takes an FSR's and a line none")
+    func creepInCalibration() throws {
+        let stated = Self.goodJSON.replacingOccurrences(of: "\"popNewtons\": 2.5", with: "\"popNewtons\": 2.5, \"creepAmount\": 0.08, \"creepMilliseconds\": 2500")
+        let rec = try Recording.load(try Self.write(stated))
+        let cal = try #require(rec.metadata.calibration)
+        #expect(cal.creepAmount == 0.08 && cal.creepMilliseconds == 2500)
+        #expect(cal.classifierSettings.creepAmount == 0.08 && cal.classifierSettings.creepMilliseconds == 2500)
+        let back = try Recording.load(try Self.write(rec.metadata.json().rendered(indent: 2)))
+        #expect(back.metadata.calibration == cal)
+        // Stated, the setup takes it even on a line; not stated, a line has none.
+        let setup = try PanelSetup(metadata: rec.metadata, file: "rec.json")
+        #expect(setup.parameters.creepAmount == Float(0.08) && setup.parameters.creepRules)
+        let plain = try PanelSetup(metadata: try Recording.load(try Self.write(Self.goodJSON)).metadata, file: "rec.json")
+        #expect(plain.parameters.creepAmount == 0 && !plain.parameters.creepRules)
+        let curve = Self.goodJSON.replacingOccurrences(of: "\"zeroRaw\": 8423117, \"newtonsPerCount\": 2.28e-5", with: "\"curve\": [[0, 0], [100, 1.0], [200, 3.0]]")
+        let fsr = try PanelSetup(metadata: try Recording.load(try Self.write(curve)).metadata, file: "rec.json")
+        #expect(fsr.parameters.creepAmount == ClassifierSettings.fsrCreepAmount)
+        #expect(fsr.settings.creepMilliseconds == ClassifierSettings.fsrCreepMilliseconds)
     }
 
     @Test("A truncated .iio is refused with the whole-scan length to cut to")

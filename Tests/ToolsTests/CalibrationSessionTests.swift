@@ -94,7 +94,11 @@ struct CalibrationSessionTests {
                 break
             }
         }
-        let profile = result.profile(name: "t", matchName: nil, matchLabel: nil, file: "t.toml")
+        var profile = result.profile(name: "t", matchName: nil, matchLabel: nil, file: "t.toml")
+        // The synthesized unit creeps only under the fsr-creep scenario; its
+        // recording's calibration says so (creepAmount 0 on an FSR), and the
+        // profile for it states the same (the session does not measure creep).
+        if let creep = held.recording.metadata.calibration?.creepAmount { profile.settings.creepAmount = Float(creep) }
         let setup = try profile.setup(for: held.recording.metadata, file: "held")
         let s = score(events: replay(held.recording, setup: setup).events, labels: held.recording.metadata.labels, sampleRateHz: setup.sampleRateHz)
         #expect(s.f1 == 1.0, "F1 \(s.f1): false \(s.falseEvents.map { "\($0.kind.name)@\($0.sample)" }) missed \(s.misses.map { "\($0.event.name)@\($0.sample)" })")

@@ -263,10 +263,16 @@ public enum Synthesizer {
             }
         }
 
+        // The FSR drawn here creeps only under the fsr-creep scenario: without
+        // it, its calibration says the sensor does not creep (the default for
+        // a curve is an FSR's creep, which the classifier compensates).
+        var calibration = model.calibration
+        let curve = calibration.force.contains { if case .curve = $0.mapping { return true } else { return false } }
+        if curve && !options.scenarios.contains(.fsrCreep) { calibration.creepAmount = 0 }
         let metadata = RecordingMetadata(
             deviceName: model.deviceName, deviceLabel: options.unitSeed.map { "synth-\(options.panel.rawValue)-unit\($0)" } ?? "synth-\(options.panel.rawValue)-seed\(options.seed)",
             sampleRateHz: model.sampleRateHz, timestampClock: "monotonic", channels: model.channels,
-            calibration: model.calibration, labels: labels)
+            calibration: calibration, labels: labels)
         let recording = try! Recording(metadata: metadata, scans: bytes)
         return SynthResult(recording: recording, model: model, script: script, truth: truth, sourceScan: sourceScan,
                            spikeScans: spikes.map(\.scan), droppedScans: total - sourceScan.count)
