@@ -109,7 +109,8 @@ let package = Package(
         .target(
             name: "ForceStageEmulator",
             dependencies: ["ForceStageClock", "ForceStageCore", "ForceStageFormats", "ForceStageFormatsURL"],
-            path: "hardware/emulator"
+            path: "hardware/emulator",
+            exclude: ["README.md"]
         ),
         // The command line both programs share: the option groups (PanelOptions:
         // device, calibration, rate), the one error type and its exit statuses.
