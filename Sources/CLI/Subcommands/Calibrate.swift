@@ -209,7 +209,9 @@ extension ForceStage {
                 deviceName: metadata.deviceName, deviceLabel: metadata.deviceLabel, sampleRateHz: metadata.sampleRateHz,
                 timestampClock: metadata.timestampClock, channels: metadata.channels,
                 calibration: RecordingCalibration(force: result.calibration, peekNewtons: Double(result.settings.peekNewtons),
-                                                  popNewtons: Double(result.settings.popNewtons)),
+                                                  popNewtons: Double(result.settings.popNewtons),
+                                                  creepAmount: result.settings.creepAmount.map(Double.init),
+                                                  creepMilliseconds: result.settings.creepAmount == nil ? nil : Double(result.settings.creepMilliseconds)),
                 labels: fromRecording == nil ? [] : metadata.labels), scans: driver.bytes)
             if let saveSession {
                 do { try recording.write(to: URL(fileURLWithPath: saveSession)) } catch {

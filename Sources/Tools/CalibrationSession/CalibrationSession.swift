@@ -1,4 +1,5 @@
 // Over 300 lines: one state machine whose steps share one activity detector; its types, arithmetic, resting level and words are in their own files.
+import Foundation
 import ForceStageCore
 import ForceStageFormats
 
@@ -53,6 +54,13 @@ public struct CalibrationSession: Sendable {
     private var placements: [[Double]] = []
     private var calibration: [ForceChannelCalibration] = []
     private var mappings: [ForceMapping] = []
+    /// For a curve (an FSR), each mass's hold as it read: the summed counts above
+    /// the rest (the way the load read) per scan from its onset, the rest, and
+    /// which way the raw counts ran; fitted for the creep once the curve is known.
+    private var holds: [(sums: [Double], rest: Double, sign: Double)] = []
+    /// The creep the holds showed (``CreepFit``), set with the curve: amount,
+    /// time constant (ms) and its one line; nil for a line (a load cell does not creep).
+    private var creep: (amount: Double, milliseconds: Double, reason: String)?
     // Presses.
     private var light: [PressStatistics] = []
     private var firm: [PressStatistics] = []
@@ -326,6 +334,7 @@ public struct CalibrationSession: Sendable {
                 return [.problem(step, "each mass must be heavier than the one before (and read higher): \(n(grams, 0)) g after \(n(previous.grams, 0)) g", restart: step)]
             }
             massPoints.append((load.deltas, grams))
+            if plan.curve && plan.channels.count == 1 { holds.append((sums, restBefore, activitySign)) }
             let notes: [SessionNote] = [.measured(step, "\(n(grams, 0)) g (\(n(newtons, 3)) N) read \(n(counts, 0)) counts above zero, steady to \(n(load.residual, 1)) counts rms")]
             if i + 1 < massesGrams.count { return notes + begin(.mass(i + 1), at: endScan + 1) }
             return notes + fitCalibration() + begin(.light, at: endScan + 1)
@@ -372,6 +381,7 @@ public struct CalibrationSession: Sendable {
             let points = massCurve(zero: zeros[0], massPoints, rail: Double(plan.channelMaximumRaw[0]),
                                    floor: Double(plan.channelMinimumRaw[0]))
             calibration = [ForceChannelCalibration(channel: plan.channels[0], mapping: .curve(points))]
+            creep = fitCreep(.curve(points), zero: zeros[0])
         } else {
             let scale = sharedGain(massPoints)
             calibration = plan.channels.indices.map { c in
@@ -448,13 +458,95 @@ public struct CalibrationSession: Sendable {
             notes.append(contentsOf: begin(.light, at: scan))
             return notes
         }
-        let r = CalibrationResult(calibration: calibration, settings: rec.settings, budgetMilliseconds: rec.budgetMilliseconds,
-                                  reasons: rec.reasons, unloaded: unloaded!, noiseNewtons: noiseNewtons, light: light, firm: firm)
+        var settings = rec.settings
+        var reasons = rec.reasons
+        if let creep {
+            settings.creepAmount = Float(creep.amount)
+            settings.creepMilliseconds = Float(creep.milliseconds)
+            reasons.append(creep.reason)
+        }
+        let r = CalibrationResult(calibration: calibration, settings: settings, budgetMilliseconds: rec.budgetMilliseconds,
+                                  reasons: reasons, unloaded: unloaded!, noiseNewtons: noiseNewtons, light: light, firm: firm)
         result = r
         coreCalibration = calibration.compactMap { try? $0.mapping.core() }
-        classifier = (try? ClassifierParameters(rec.settings, sampleRateHz: Float(scansPerSecond))).map { Classifier(parameters: $0) }
+        classifier = (try? ClassifierParameters(settings, sampleRateHz: Float(scansPerSecond))).map { Classifier(parameters: $0) }
         if plan.verificationPresses <= 0 { return [.recommended(r)] + begin(.done, at: scan) }
         return [.recommended(r)] + begin(.verify, at: scan)
+    }
+
+    /// The creep the masses' holds showed along the curve just fitted
+    /// (``CreepFit``): each hold in newtons above its rest, fitted on its own;
+    /// the median amount and time constant of those that rose clear of their
+    /// noise, bounded to what a profile takes. Where most holds stayed flat,
+    /// 0 (compensating a creep that is not there makes slow presses late);
+    /// where the holds rose but none levelled off before the lift, or none
+    /// could be fitted, the FSR default, said so.
+    private func fitCreep(_ curve: ForceMapping, zero: Double) -> (amount: Double, milliseconds: Double, reason: String) {
+        let unit = abs(curve.newtons(forRaw: zero + unloaded!.noiseCounts) - curve.newtons(forRaw: zero))
+        // Each hold read in newtons along a smooth local law through the weighed
+        // points around its own, a parabola in log counts and log newtons (a
+        // power law where there are two, a line through zero where one): the
+        // curve's straight segments would bend its rise where it crosses a mass
+        // point, and an FSR's counts are far from straight in force.
+        let nodes = zip(massPoints, holds).map { m, h in
+            (counts: log(max(h.sign * m.deltas[0], 1e-9)), newtons: log(m.grams / 1000 * standardGravity))
+        }
+        let outcomes = holds.indices.map { j -> CreepFit.Outcome in
+            let h = holds[j]
+            let around = Array(nodes[max(0, min(j - 1, nodes.count - 3))...].prefix(3))
+            // Far below the points (the rest, a few counts) a line through zero and
+            // the lightest mass: a parabola in logs strays off anywhere far from them.
+            func law(_ c: Double) -> Double {
+                if around.count == 1 || c < exp(around[0].counts) / 2 { return exp(nodes[0].newtons) * c / exp(nodes[0].counts) }
+                return exp(parabola(around, at: log(c)))
+            }
+            let rest = law(h.sign * h.rest)
+            let newtons = h.sums.map { law(h.sign * h.rest + $0) - rest }
+            return CreepFit.fit(newtons, sampleRateHz: scansPerSecond, noise: unit)
+        }
+        var fits: [CreepFit] = [], flat = 0, unresolved: [Double] = [], unusable: [String] = []
+        for o in outcomes {
+            switch o {
+            case .creeps(let f): fits.append(f)
+            case .flat: flat += 1
+            case .unresolved(let rise, _): unresolved.append(rise)
+            case .unusable(let why): unusable.append(why)
+            }
+        }
+        let defaultAmount = Double(ClassifierSettings.fsrCreepAmount), defaultMs = Double(ClassifierSettings.fsrCreepMilliseconds)
+        let of = "\(holds.count) mass\(holds.count == 1 ? "" : "es")"
+        if flat > 0 && flat >= fits.count + unresolved.count {
+            return (0, defaultMs, "creep 0 (compensation off): \(flat) of \(of) held flat within the noise (\(n(unit, 3)) N rms) over \(holds.count == 1 ? "its" : "their") hold; an FSR that does not creep needs none")
+        }
+        if fits.isEmpty {
+            let why = unresolved.isEmpty ? "no hold could be fitted (\(unusable.first ?? "none"))"
+                : "the readings were still rising (\(n(unresolved.min()! * 100, 1))-\(n(unresolved.max()! * 100, 1)) % so far) when the masses were lifted, so the creep's end was not seen; hold each mass longer to measure it"
+            return (defaultAmount, defaultMs, "creep \(n(defaultAmount * 100, 0)) % over \(Int(defaultMs)) ms (the FSR default): \(why)")
+        }
+        func median(_ x: [Double]) -> Double {
+            let s = x.sorted()
+            return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
+        }
+        let amounts = fits.map(\.amount), taus = fits.map(\.tauSeconds)
+        let maxAmount = Double(ClassifierSettings.maximumCreepAmount), maxMs = Double(ClassifierSettings.maximumCreepMilliseconds)
+        var amount = (median(amounts) * 1000).rounded() / 1000
+        var ms = (median(taus) * 1000 / 10).rounded() * 10
+        var bounded = ""
+        if amount > maxAmount { amount = maxAmount; bounded += "; the amount is bounded to \(n(maxAmount * 100, 0)) %" }
+        if ms > maxMs { ms = maxMs; bounded += "; the time constant is bounded to \(Int(maxMs)) ms" }
+        ms = max(ms, 10)
+        return (amount, ms, "creep \(n(amount * 100, 1)) % over \(Int(ms)) ms: under \(fits.count) of \(of) the reading rose from the load's onset by \(fits.map { "\(n($0.amount * 100, 1)) % over \(n($0.tauSeconds, 2)) s" }.joined(separator: ", ")); the classifier divides it out until the pop\(bounded)")
+    }
+
+    /// The parabola (a line through two) through `points` at `x`, by Lagrange's formula.
+    private func parabola(_ points: [(counts: Double, newtons: Double)], at x: Double) -> Double {
+        var sum = 0.0
+        for i in points.indices {
+            var w = points[i].newtons
+            for j in points.indices where j != i { w *= (x - points[j].counts) / (points[i].counts - points[j].counts) }
+            sum += w
+        }
+        return sum
     }
 
     /// Newtons for `counts` above the zero, summed over the channels: at the

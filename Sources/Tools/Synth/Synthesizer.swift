@@ -68,6 +68,10 @@ public struct SynthResult: Sendable {
     public var spikeScans: [Int]
     /// Scans left out of the file.
     public var droppedScans: Int
+    /// Per press of ``script``, the creep the fsr-creep scenario gave it: the
+    /// amount (a fraction) and time constant (s) of `1 + a (1 - exp(-t / tau))`,
+    /// `t` from the press's start (empty without that scenario).
+    public var creep: [(amount: Double, tauSeconds: Double)] = []
 }
 
 /// Makes labelled `forcestage-recording/1` recordings from physical models of
@@ -275,7 +279,8 @@ public enum Synthesizer {
             calibration: calibration, labels: labels)
         let recording = try! Recording(metadata: metadata, scans: bytes)
         return SynthResult(recording: recording, model: model, script: script, truth: truth, sourceScan: sourceScan,
-                           spikeScans: spikes.map(\.scan), droppedScans: total - sourceScan.count)
+                           spikeScans: spikes.map(\.scan), droppedScans: total - sourceScan.count,
+                           creep: options.scenarios.contains(.fsrCreep) ? physics.creep.map { ($0.amount, $0.tau) } : [])
     }
 
     /// The noise-free press force as `calibration` reads it: each cell's share
