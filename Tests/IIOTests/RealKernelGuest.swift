@@ -8,6 +8,11 @@ FS=$1; O=$FORCESTAGE_KERNEL_OUT; D=$FORCESTAGE_IIO_DEVICE; B=$FORCESTAGE_I2C_BUS
 T=/sys/kernel/tracing; EV=$T/events/smbus/smbus_result
 step() { echo "== $1 at $(cut -d' ' -f1 /proc/uptime)s" >> "$O/steps.txt"; }
 waitbuf() { for k in $(seq 300); do [ "$(cat "$D/buffer/enable")" = "$1" ] && return 0; sleep 0.02; done; return 1; }
+# The lockstep feeder in the background (FP), returning once python is running; it then waits for
+# buffer/enable. Started after the reader, python's start-up in the guest could outlast the reader's
+# 3 s timeout, which ended a recording empty (seen once in CI).
+feed() { rm -f "$O/feed.ready"; FORCESTAGE_FEED_READY="$O/feed.ready" python3 "$F" lockstep "$1" 2> "$2" & FP=$!
+         for k in $(seq 1500); do [ -e "$O/feed.ready" ] && return 0; sleep 0.02; done; return 1; }
 state() { echo "enable=$(cat $D/buffer/enable) length=$(cat $D/buffer/length) watermark=$(cat $D/buffer/watermark) voltage0_en=$(cat $D/scan_elements/in_voltage0_en) timestamp_en=$(cat $D/scan_elements/in_timestamp_en) trigger=$(cat $D/trigger/current_trigger) conversion_hz=$(cat $D/in_voltage0_sampling_frequency)"; }
 
 step iio_info
@@ -20,38 +25,38 @@ echo $? > "$O/notrigger.rc"
 
 step lockstep
 state > "$O/sequence-before.txt"
+feed "$O/values.txt" "$O/lockstep.feed"
 "$FS" record --device ads1015 --channel voltage0 --trigger sysfs --rate 860 --timeout-ms 3000 --exit-on-timeout \
     -o "$O/lockstep.json" > "$O/lockstep.out" 2>&1 &
 P=$!
 waitbuf 1 && state > "$O/sequence-during.txt"
-python3 "$F" lockstep "$O/values.txt" 2> "$O/lockstep.feed"
-wait $P; echo $? > "$O/lockstep.rc"
+wait $FP; wait $P; echo $? > "$O/lockstep.rc"
 state > "$O/sequence-after.txt"
 
 step scan-layout
 for chans in "voltage0" "voltage0 timestamp"; do
     tag=$(echo "$chans" | tr ' ' '-')
     echo sysfstrig0 > "$D/trigger/current_trigger"
+    feed "$O/layout-values.txt" "$O/layout-$tag.feed"
     timeout 60 iio_readdev -T 5000 -b 4 -s 8 ads1015 $chans > "$O/layout-$tag.bin" 2> "$O/layout-$tag.err" &
     P=$!
-    waitbuf 1; python3 "$F" lockstep "$O/layout-values.txt" 2>> "$O/layout.feed"; wait $P
+    wait $FP; wait $P; cat "$O/layout-$tag.feed" >> "$O/layout.feed"
     waitbuf 0
     echo > "$D/trigger/current_trigger"
 done
 
 step run-press
+feed "$O/press-values.txt" "$O/run-press.feed"
 "$FS" run --device ads1015 --calibration "$O/test-panel.json" --trigger sysfs --rate 250 --exit-on-timeout --timeout-ms 3000 \
     > "$O/run-press.events" 2> "$O/run-press.err" &
 P=$!
-waitbuf 1; python3 "$F" lockstep "$O/press-values.txt" 2> "$O/run-press.feed"
-wait $P; echo $? > "$O/run-press.rc"
+waitbuf 1
+wait $FP; wait $P; echo $? > "$O/run-press.rc"
 
 step tail
 # 4 scans a refill (libiio sets the watermark to 4) and 1003 values fed: the stream stops 3 scans below
-# the watermark, which the kernel's poll never reports; --exit-on-timeout must still keep them. The feeder
-# starts first (it waits for buffer/enable), so the reader's timeout never runs out before the first value.
-python3 "$F" lockstep "$O/tail-values.txt" 2> "$O/tail.feed" &
-FP=$!
+# the watermark, which the kernel's poll never reports; --exit-on-timeout must still keep them.
+feed "$O/tail-values.txt" "$O/tail.feed"
 "$FS" record --device ads1015 --channel voltage0 --trigger sysfs --rate 860 --timeout-ms 3000 --exit-on-timeout \
     -o "$O/tail.json" > "$O/tail.out" 2>&1 &
 P=$!
@@ -59,8 +64,7 @@ waitbuf 1; cat "$D/buffer/watermark" > "$O/tail-watermark.txt"
 wait $FP; wait $P; echo $? > "$O/tail.rc"
 
 step run-tail
-python3 "$F" lockstep "$O/tail-press-values.txt" 2> "$O/run-tail.feed" &
-FP=$!
+feed "$O/tail-press-values.txt" "$O/run-tail.feed"
 "$FS" run --device ads1015 --calibration "$O/test-panel.json" --trigger sysfs --rate 860 --scans-per-refill 4 \
     --exit-on-timeout --timeout-ms 3000 > "$O/run-tail.events" 2> "$O/run-tail.err" &
 P=$!

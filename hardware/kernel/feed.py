@@ -54,6 +54,11 @@ class Lockstep:
         self.chip = chip
         self.dev = os.environ["FORCESTAGE_IIO_DEVICE"]
         trig = os.environ["FORCESTAGE_SYSFS_TRIGGER"]
+        # Started before the reader, the caller may wait for this file: python is up, so the
+        # reader's timeout cannot run out while the interpreter is still starting.
+        ready = os.environ.get("FORCESTAGE_FEED_READY")
+        if ready:
+            open(ready, "w").close()
         deadline = time.monotonic() + wait
         while attr(self.dev + "/buffer/enable") != "1":
             if time.monotonic() > deadline:
