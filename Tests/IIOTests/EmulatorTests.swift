@@ -54,6 +54,29 @@ struct EmulatorTests {
         }
     }
 
+    @Test("--start-after FILE: no scan before FILE exists (a reader's refill times out empty), then the recording from its first scan, byte for byte")
+    func startAfter() throws {
+        let dir = try temporaryDirectory()
+        let url = try writeTestRecording(in: dir)
+        let recording = try Recording.load(url)
+        let n = recording.scanCount, b = (1...256).last { n % $0 == 0 }!
+        let go = dir.appendingPathComponent("go").path, before = dir.appendingPathComponent("before.iio").path
+        let after = dir.appendingPathComponent("after.iio").path
+        let ids = recording.metadata.channels.map { $0.id }.joined(separator: " ")
+        let script = "iio_readdev -T 500 -b 4 -s 4 iio:device0 \(ids) > \(before) 2> \(before).err; touch \(go); "
+            + "iio_readdev -b \(b) -s \(n) iio:device0 \(ids) > \(after)"
+        let r = try runProcess([forcestage!, "emulate", "--as-fast-as-possible", "--start-after", go, url.path, "--", "/bin/sh", "-c", script], timeout: 120)
+        #expect(r.status == 0, "\(r.stderr)")
+        let held = try Data(contentsOf: URL(fileURLWithPath: before))
+        #expect(held.isEmpty, "\(held.count) bytes before \(go) existed")
+        let err = (try? String(contentsOfFile: before + ".err", encoding: .utf8)) ?? ""
+        #expect(err.contains("Unable to refill buffer: Connection timed out"), "the held read timed out: \(err)")
+        let got = try Data(contentsOf: URL(fileURLWithPath: after))
+        #expect(got == Data(recording.scans), "\(got.count) bytes vs \(recording.scans.count)")
+        let empty = try runProcess([forcestage!, "emulate", "--start-after", "", url.path, "--", "true"], timeout: 30)
+        #expect(empty.status != 0 && empty.stderr.contains("--start-after needs a file path"), "\(empty.stderr)")
+    }
+
     @Test("forcestage run over local: and over ip: (real iiod) emits what replaying the file through ForcePipeline emits")
     func runMatchesReplay() throws {
         let dir = try temporaryDirectory()

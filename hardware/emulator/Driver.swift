@@ -15,6 +15,10 @@ public struct DriverOptions: Sendable {
     /// Overwrite the timestamp channel with the write time on `current_timestamp_clock`,
     /// as a real driver stamps a scan (used for latency measurement).
     public var restamp = false
+    /// A file whose existence starts the stream: until it exists the device writes no scan
+    /// (a reader's refill waits), then the recording plays from its first scan. Lets a
+    /// tool attach to what the command makes (evtest on a uinput device) before the first press.
+    public var startAfter: String?
 
     public init() {}
 }
@@ -87,6 +91,9 @@ public final class Driver: @unchecked Sendable {
     private static func sleep(ms: Int) { usleep(UInt32(ms * 1000)) }
 
     private func loop() {
+        if let path = options.startAfter {
+            while !state.stop && access(path, F_OK) != 0 { Self.sleep(ms: 5) }
+        }
         while !state.stop {
             if device.isEnabled {
                 session()

@@ -45,6 +45,9 @@ extension ForceStage {
         @Flag(help: "Once every scan has been read, send SIGINT to the command (then SIGTERM, SIGKILL).")
         var endAfterRecording = false
 
+        @Option(help: ArgumentHelp("Write no scan until FILE exists, then play the recording from its start: attach a tool (evtest on run --uinput's device) first. The reader's refills wait meanwhile, so give it a long enough --timeout-ms.", valueName: "FILE"))
+        var startAfter: String?
+
         @Flag(help: "Measure the time from the write of a scan to its event line on the command's stdout; prints p50/p99/p99.9. Without a recording, plays a synthetic 860 scans/s press train.")
         var measureLatency = false
 
@@ -69,6 +72,9 @@ extension ForceStage {
                 throw ValidationError("--return-at must come after --vanish-at, both in seconds of recording time")
             }
             if let p = iiodPort, !(1...65535).contains(p) { throw ValidationError("--iiod-port must be 1-65535") }
+            if let f = startAfter, f.isEmpty || f.utf8.count > Int(PATH_MAX) || f.utf8.contains(0) {
+                throw ValidationError("--start-after needs a file path (at most \(PATH_MAX) bytes)")
+            }
             try checkOption(measureSeconds, "--measure-seconds", 1.001...86_400, "seconds")
         }
 
@@ -79,6 +85,7 @@ extension ForceStage {
             options.sensorsDirectory = sensorsDir
             options.driver.speed = asFastAsPossible ? nil : speed
             if let v = vanishAt, let r = returnAt { options.driver.vanish = (v, r) }
+            options.driver.startAfter = startAfter
             options.iiodPort = iiodPort
             options.endAfterRecording = endAfterRecording
             options.measureLatency = measureLatency
