@@ -7,12 +7,20 @@ set -u
 FS=$1; O=$FORCESTAGE_KERNEL_OUT; D=$FORCESTAGE_IIO_DEVICE; B=$FORCESTAGE_I2C_BUS; F=$FORCESTAGE_KERNEL_FEEDER
 T=/sys/kernel/tracing; EV=$T/events/smbus/smbus_result
 step() { echo "== $1 at $(cut -d' ' -f1 /proc/uptime)s" >> "$O/steps.txt"; }
-waitbuf() { for k in $(seq 300); do [ "$(cat "$D/buffer/enable")" = "$1" ] && return 0; sleep 0.02; done; return 1; }
-# The lockstep feeder in the background (FP), returning once python is running; it then waits for
-# buffer/enable. Started after the reader, python's start-up in the guest could outlast the reader's
-# 3 s timeout, which ended a recording empty (seen once in CI).
-feed() { rm -f "$O/feed.ready"; FORCESTAGE_FEED_READY="$O/feed.ready" python3 "$F" lockstep "$1" 2> "$2" & FP=$!
-         for k in $(seq 1500); do [ -e "$O/feed.ready" ] && return 0; sleep 0.02; done; return 1; }
+waitbuf() { for k in $(seq 3000); do [ "$(cat "$D/buffer/enable")" = "$1" ] && return 0; sleep 0.02; done; return 1; }
+# feed ERR MODE ARGS: the feeder (feed.py MODE ARGS, stderr to ERR) in the background (FP),
+# returning once python is running; it then waits for buffer/enable. Started after the reader,
+# python's start-up in the guest could outlast the reader's 3 s timeout, which ended a recording
+# empty (seen once in CI). The wait is long (python's start-up is all it waits for) and ends early.
+feed() { e=$1; shift; rm -f "$O/feed.ready"; FORCESTAGE_FEED_READY="$O/feed.ready" python3 "$F" "$@" 2> "$e" & FP=$!
+         for k in $(seq 3000); do [ -e "$O/feed.ready" ] && return 0; kill -0 $FP 2>/dev/null || return 1; sleep 0.02; done; return 1; }
+# waitnode ERR: the uinput node `run --uinput` logs in ERR, once logged (or the run ended: empty).
+waitnode() { N=; for k in $(seq 1200); do
+                 N=$(sed -n 's/.*uinput\.device=\(\/dev\/input\/event[0-9]*\).*/\1/p' "$1" | head -1)
+                 [ -n "$N" ] && return 0; kill -0 $P 2>/dev/null || return 1; sleep 0.05
+             done; return 1; }
+# waitevtest OUT: evtest (E) has printed "Testing ...": it holds the device open and reads.
+waitevtest() { for k in $(seq 1200); do grep -q '^Testing' "$1" && return 0; kill -0 $E 2>/dev/null || return 1; sleep 0.05; done; return 1; }
 state() { echo "enable=$(cat $D/buffer/enable) length=$(cat $D/buffer/length) watermark=$(cat $D/buffer/watermark) voltage0_en=$(cat $D/scan_elements/in_voltage0_en) timestamp_en=$(cat $D/scan_elements/in_timestamp_en) trigger=$(cat $D/trigger/current_trigger) conversion_hz=$(cat $D/in_voltage0_sampling_frequency)"; }
 
 step iio_info
@@ -25,7 +33,7 @@ echo $? > "$O/notrigger.rc"
 
 step lockstep
 state > "$O/sequence-before.txt"
-feed "$O/values.txt" "$O/lockstep.feed"
+feed "$O/lockstep.feed" lockstep "$O/values.txt"
 "$FS" record --device ads1015 --channel voltage0 --trigger sysfs --rate 860 --timeout-ms 3000 --exit-on-timeout \
     -o "$O/lockstep.json" > "$O/lockstep.out" 2>&1 &
 P=$!
@@ -37,7 +45,7 @@ step scan-layout
 for chans in "voltage0" "voltage0 timestamp"; do
     tag=$(echo "$chans" | tr ' ' '-')
     echo sysfstrig0 > "$D/trigger/current_trigger"
-    feed "$O/layout-values.txt" "$O/layout-$tag.feed"
+    feed "$O/layout-$tag.feed" lockstep "$O/layout-values.txt"
     timeout 60 iio_readdev -T 5000 -b 4 -s 8 ads1015 $chans > "$O/layout-$tag.bin" 2> "$O/layout-$tag.err" &
     P=$!
     wait $FP; wait $P; cat "$O/layout-$tag.feed" >> "$O/layout.feed"
@@ -46,7 +54,7 @@ for chans in "voltage0" "voltage0 timestamp"; do
 done
 
 step run-press
-feed "$O/press-values.txt" "$O/run-press.feed"
+feed "$O/run-press.feed" lockstep "$O/press-values.txt"
 "$FS" run --device ads1015 --calibration "$O/test-panel.json" --trigger sysfs --rate 250 --exit-on-timeout --timeout-ms 3000 \
     > "$O/run-press.events" 2> "$O/run-press.err" &
 P=$!
@@ -56,7 +64,7 @@ wait $FP; wait $P; echo $? > "$O/run-press.rc"
 step tail
 # 4 scans a refill (libiio sets the watermark to 4) and 1003 values fed: the stream stops 3 scans below
 # the watermark, which the kernel's poll never reports; --exit-on-timeout must still keep them.
-feed "$O/tail-values.txt" "$O/tail.feed"
+feed "$O/tail.feed" lockstep "$O/tail-values.txt"
 "$FS" record --device ads1015 --channel voltage0 --trigger sysfs --rate 860 --timeout-ms 3000 --exit-on-timeout \
     -o "$O/tail.json" > "$O/tail.out" 2>&1 &
 P=$!
@@ -64,7 +72,7 @@ waitbuf 1; cat "$D/buffer/watermark" > "$O/tail-watermark.txt"
 wait $FP; wait $P; echo $? > "$O/tail.rc"
 
 step run-tail
-feed "$O/tail-press-values.txt" "$O/run-tail.feed"
+feed "$O/run-tail.feed" lockstep "$O/tail-press-values.txt"
 "$FS" run --device ads1015 --calibration "$O/test-panel.json" --trigger sysfs --rate 860 --scans-per-refill 4 \
     --exit-on-timeout --timeout-ms 3000 > "$O/run-tail.events" 2> "$O/run-tail.err" &
 P=$!
@@ -76,7 +84,7 @@ step uinput
 # [uinput] and [haptics], evtest (Debian's, from the host tree) reading the device it makes.
 python3 "$(dirname "$F")/ff-actuator.py" "$O/actuator.log" > "$O/actuator.node" 2> "$O/actuator.err" &
 A=$!
-for k in $(seq 200); do [ -s "$O/actuator.node" ] && break; sleep 0.05; done
+for k in $(seq 1200); do [ -s "$O/actuator.node" ] && break; kill -0 $A 2>/dev/null || break; sleep 0.05; done
 cat > "$O/uinput-panel.toml" <<EOF
 schema = 1
 name = "kernel-panel"
@@ -104,39 +112,48 @@ id = "voltage0"
 zero_raw = 100
 newtons_per_count = 0.0005
 EOF
+# The feeder first (python running before the service starts), holding the panel at rest (raw 100,
+# 0 N) about 250 scans a second from the moment the service enables the buffer, so its 3 s timeout
+# never runs out, until uinput.go exists; only then the press. uinput.go is made once evtest reads
+# the service's device: no press can come before evtest is reading, however slow the guest.
+rm -f "$O/uinput.go"
+feed "$O/uinput.feed" phases "hold:100:$O/uinput.go" "$O/press-values.txt"
 "$FS" run --device ads1015 --profile "$O/uinput-panel.toml" --uinput --trigger sysfs --rate 250 --exit-on-timeout --timeout-ms 3000 \
     > "$O/uinput.events" 2> "$O/uinput.err" &
 P=$!
-N=
-for k in $(seq 600); do
-    N=$(sed -n 's/.*uinput\.device=\(\/dev\/input\/event[0-9]*\).*/\1/p' "$O/uinput.err" | head -1)
-    [ -n "$N" ] && break; kill -0 $P 2>/dev/null || break; sleep 0.05
-done
+waitnode "$O/uinput.err"
 echo "$N" > "$O/uinput.node"
 if [ -n "$N" ]; then
     timeout 90 stdbuf -oL evtest "$N" > "$O/evtest.txt" 2> "$O/evtest.err" &
     E=$!
-    for k in $(seq 400); do grep -q '^Testing' "$O/evtest.txt" && break; sleep 0.05; done
-    waitbuf 1; python3 "$F" lockstep "$O/press-values.txt" 2> "$O/uinput.feed"
+    waitevtest "$O/evtest.txt"
 fi
-wait $P; echo $? > "$O/uinput.rc"
+touch "$O/uinput.go"
+kill -0 $P 2>/dev/null || kill $FP 2>/dev/null      # the service is gone: nothing will read the press
+wait $FP; wait $P; echo $? > "$O/uinput.rc"
 [ -n "$N" ] && { wait $E; echo $? > "$O/evtest.rc"; }
 ls /dev/input > "$O/uinput-after.txt"
 kill -TERM $A; wait $A; echo $? > "$O/actuator.rc"
 
 step uinput-emulated
-# The README's try-it-without-a-sensor: the emulator replays the press recording (half speed, so
-# evtest is reading before the first press) into run --uinput with the default key map.
-timeout 90 "$FS" emulate --speed 0.5 "$O/test-panel.json" -- "$FS" run --calibration "{recording}" --uinput --exit-on-timeout --timeout-ms 1000 \
+# The README's try-it-without-a-sensor: the emulator replays the press recording into run --uinput
+# with the default key map. --start-after holds the recording's first scan back until emu.go exists,
+# made once evtest reads the device: no press can come before. The service's refill waits meanwhile
+# (--timeout-ms 60000, a bound on evtest's start-up, not a race with it); --end-after-recording ends
+# it once every scan is read.
+rm -f "$O/emu.go"
+timeout 150 "$FS" emulate --start-after "$O/emu.go" --end-after-recording "$O/test-panel.json" -- \
+    "$FS" run --calibration "{recording}" --uinput --exit-on-timeout --timeout-ms 60000 \
     > "$O/emu-uinput.events" 2> "$O/emu-uinput.err" &
 P=$!
-N=
-for k in $(seq 600); do
-    N=$(sed -n 's/.*uinput\.device=\(\/dev\/input\/event[0-9]*\).*/\1/p' "$O/emu-uinput.err" | head -1)
-    [ -n "$N" ] && break; kill -0 $P 2>/dev/null || break; sleep 0.05
-done
+waitnode "$O/emu-uinput.err"
 echo "$N" > "$O/emu-uinput.node"
-[ -n "$N" ] && { timeout 90 stdbuf -oL evtest "$N" > "$O/emu-evtest.txt" 2> "$O/emu-evtest.err" & E=$!; }
+if [ -n "$N" ]; then
+    timeout 150 stdbuf -oL evtest "$N" > "$O/emu-evtest.txt" 2> "$O/emu-evtest.err" &
+    E=$!
+    waitevtest "$O/emu-evtest.txt"
+fi
+touch "$O/emu.go"
 wait $P; echo $? > "$O/emu-uinput.rc"
 [ -n "$N" ] && wait $E
 
