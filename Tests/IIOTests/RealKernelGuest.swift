@@ -19,6 +19,9 @@ waitnode() { N=; for k in $(seq 1200); do
                  N=$(sed -n 's/.*uinput\.device=\(\/dev\/input\/event[0-9]*\).*/\1/p' "$1" | head -1)
                  [ -n "$N" ] && return 0; kill -0 $P 2>/dev/null || return 1; sleep 0.05
              done; return 1; }
+# waitev KIND COUNT: removal.events holds COUNT KIND events (or the run ended).
+waitev() { for k in $(seq 1200); do [ "$(grep -c "\"event\":\"$1\"" "$O/removal.events")" -ge "$2" ] && return 0
+                                    kill -0 $P 2>/dev/null || return 1; sleep 0.05; done; return 1; }
 # waitevtest OUT: evtest (E) has printed "Testing ...": it holds the device open and reads.
 waitevtest() { for k in $(seq 1200); do grep -q '^Testing' "$1" && return 0; kill -0 $E 2>/dev/null || return 1; sleep 0.05; done; return 1; }
 state() { echo "enable=$(cat $D/buffer/enable) length=$(cat $D/buffer/length) watermark=$(cat $D/buffer/watermark) voltage0_en=$(cat $D/scan_elements/in_voltage0_en) timestamp_en=$(cat $D/scan_elements/in_timestamp_en) trigger=$(cat $D/trigger/current_trigger) conversion_hz=$(cat $D/in_voltage0_sampling_frequency)"; }
@@ -158,17 +161,23 @@ wait $P; echo $? > "$O/emu-uinput.rc"
 [ -n "$N" ] && wait $E
 
 step removal
+# Each change waits for the run's event that shows it took the one before (not a fixed sleep,
+# which a starved guest can outlast): the press classified, then the removal; lost, then the
+# return; recovered, then the next press; its pop, then the release; that release, then SIGTERM.
+# A 1 s refill timeout, not 300 ms: one timeout is "lost" here, and a guest starved for 300 ms
+# could otherwise lose the sensor before the removal.
 python3 "$F" set 8000
-"$FS" run --device ads1015 --calibration "$O/test-panel.json" --trigger hrtimer:250 --timeout-ms 300 --timeouts-before-lost 1 \
+"$FS" run --device ads1015 --calibration "$O/test-panel.json" --trigger hrtimer:250 --timeout-ms 1000 --timeouts-before-lost 1 \
     > "$O/removal.events" 2> "$O/removal.err" &
 P=$!
-waitbuf 1; sleep 1.5
+waitev pop 1
 echo 0x48 > "/sys/bus/i2c/devices/i2c-$B/delete_device"
-sleep 1.5
+waitev lost 1
+python3 "$F" set 100
 echo ads1115 0x48 > "/sys/bus/i2c/devices/i2c-$B/new_device"
-for k in $(seq 100); do [ -e "$D/buffer/enable" ] && break; sleep 0.05; done
-python3 "$F" set 100; waitbuf 1; sleep 1.5
-python3 "$F" set 8000; sleep 1; python3 "$F" set 100; sleep 1
+waitev recovered 1; sleep 0.5
+python3 "$F" set 8000; waitev pop 2
+python3 "$F" set 100; waitev release 2
 kill -TERM $P; wait $P; echo $? > "$O/removal.rc"
 state > "$O/removal-after.txt"
 ls /sys/kernel/config/iio/triggers/hrtimer > "$O/removal-hrtimers.txt"
