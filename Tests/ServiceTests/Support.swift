@@ -80,7 +80,10 @@ final class SocketClient: @unchecked Sendable {
         addr.sun_family = sa_family_t(AF_UNIX)
         withUnsafeMutableBytes(of: &addr.sun_path) { raw in for (i, b) in path.utf8.enumerated() { raw[i] = b } }
         let r = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
-        if r != 0 { close(fd); throw CocoaError(.fileNoSuchFile) }
+        // No close here: a class whose init throws once every property is set still runs its
+        // deinit, which closes fd; closing it here too closed a descriptor another test's thread
+        // had just been given (seen as "1 of 200 clients found the path before it listened").
+        if r != 0 { throw CocoaError(.fileNoSuchFile) }
     }
 
     /// Starts reading everything into ``lines`` until end of file.
