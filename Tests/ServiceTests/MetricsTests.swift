@@ -74,11 +74,24 @@ struct MetricsTests {
         let printed = lines(service.stdout).count
         #expect(final["forcestage_events_total"] == Double(printed), "every event printed is counted")
         #expect(final["forcestage_scans_total"] == Double(recording.scanCount), "every scan of the recording")
-        #expect(final["forcestage_dropped_scans_total"] == 0 && final["forcestage_budget_violations_total"] == 0)
+        // Exact whatever the machine's load: the emulator never drops a scan (a full FIFO makes it
+        // wait) and replays the recording's own timestamps, which have no gap.
+        #expect(final["forcestage_dropped_scans_total"] == 0)
         let p50 = try #require(final["forcestage_latency_seconds{quantile=\"0.5\"}"])
         let p99 = try #require(final["forcestage_latency_seconds{quantile=\"0.99\"}"])
-        #expect(p50 > 0 && p50 <= p99 && p99 <= (final["forcestage_latency_seconds{quantile=\"1\"}"] ?? 0))
-        #expect((final["forcestage_latency_seconds_count"] ?? 0) > 0)
+        let worst = try #require(final["forcestage_latency_seconds{quantile=\"1\"}"])
+        #expect(p50 > 0 && p50 <= p99 && p99 <= worst)
+        // One latency per press event (peek, pop, release, hold) printed.
+        let measured = try #require(final["forcestage_latency_seconds_count"])
+        let pressEvents = lines(service.stdout).filter { kind($0).map { ["peek", "pop", "release", "hold"].contains($0) } ?? false }.count
+        #expect(measured == Double(pressEvents) && measured > 0, "\(measured) latencies for \(pressEvents) press events")
+        // Whether the budget was met is the machine's speed (measured by the benchmarks, not here); what
+        // holds on any machine: the counter counts measured latencies over the budget, so it is at most
+        // their number, and it is non-zero exactly when the largest latency is over the budget.
+        let violations = try #require(final["forcestage_budget_violations_total"])
+        let budget = try #require(final["forcestage_budget_seconds"])
+        #expect(violations >= 0 && violations <= measured && violations == violations.rounded(), "\(violations) of \(measured)")
+        #expect(violations > 0 ? worst >= budget : worst <= budget, "\(violations) over the budget \(budget) s, the worst \(worst) s")
         // Only the file itself is left: the atomic writer's temporary files are gone.
         let left = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.contains("prom") }
         #expect(left == ["forcestage.prom"], "\(left)")
