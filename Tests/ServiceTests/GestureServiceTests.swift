@@ -67,10 +67,10 @@ struct GestureServiceTests {
             if !ask.isEmpty { c.send(ask) }
             return c
         }
-        #expect(waitUntil(10) { clients[0...2].allSatisfy { $0.lines.contains { $0.hasPrefix("{\"subscribed\":") } } && clients[3].lines.count >= 4 })
+        #expect(waitUntil(30) { clients[0...2].allSatisfy { $0.lines.contains { $0.hasPrefix("{\"subscribed\":") } } && clients[3].lines.count >= 4 })
         let firstEvent = clients[4].events.first
         #expect(service.wait(timeout: 120) == 0, "\(service.stderr)")
-        #expect(waitUntil(10) { clients.allSatisfy(\.closed) })
+        #expect(waitUntil(30) { clients.allSatisfy(\.closed) })
         let stdout = lines(service.stdout)
         try #require(firstEvent == nil, "the subscriptions were taken before the first press")
 

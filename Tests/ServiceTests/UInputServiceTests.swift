@@ -171,7 +171,7 @@ struct HapticsUInputTests {
         #expect(sys.withUnsafeMutableBytes { ioctl(fd, (2 << 30) | (64 << 16) | (0x55 << 8) | 44, $0.baseAddress!) } >= 0)
         let sysname = String(decoding: sys.prefix { $0 != 0 }, as: UTF8.self)
         var node: String?
-        #expect(waitUntil(5) {
+        #expect(waitUntil(30) {
             node = (try? FileManager.default.contentsOfDirectory(atPath: "/sys/devices/virtual/input/\(sysname)"))?
                 .first { $0.hasPrefix("event") }.map { "/dev/input/\($0)" }
             return node.map { FileManager.default.fileExists(atPath: $0) } ?? false
