@@ -173,7 +173,7 @@ struct ServiceEmulatorTests {
         env["NOTIFY_SOCKET"] = notify.path
         env["WATCHDOG_USEC"] = "400000"
         let service = try Running([fs, "emulate", "--speed", "2", url.path, "--",
-                                   fs, "run", "--calibration", url.path, "--timeout-ms", "300"], in: dir, environment: env)
+                                   fs, "run", "--calibration", url.path, "--timeout-ms", "1000"], in: dir, environment: env)
         defer { if service.process.isRunning { kill(service.process.processIdentifier, SIGKILL) } }
         #expect(waitUntil(20) { notify.messages.contains { $0.0.contains("STATUS=sensor lost") } }, "\(notify.messages.map { $0.0 })")
         usleep(1_500_000)
@@ -188,7 +188,8 @@ struct ServiceEmulatorTests {
         // speed: a service starved on a loaded machine sends fewer. What holds anyway: pings repeat
         // while scans advance (here) and stop once they do not (below).
         #expect(whileStreaming >= 2, "WATCHDOG=1 again and again while scans advance: \(whileStreaming)")
-        // Scans stop, then two 300 ms timeouts make it lost: the last ping may come within one interval of the stop.
+        // Scans stop, then two 1 s timeouts make it lost (1 s, not 300 ms: an emulator starved that long on a
+        // loaded machine would lose the sensor mid-stream); the last ping may come within one interval of the stop.
         let late = pings.filter { $0.1 > lostAt.addingTimeInterval(0.05) }
         #expect(late.isEmpty, "no WATCHDOG=1 after the sensor stalled: \(late.count)")
         kill(pid, SIGTERM)
