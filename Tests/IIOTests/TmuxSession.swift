@@ -45,8 +45,9 @@ struct TmuxSession {
         try """
         \(trapInterrupt ? "trap 'echo shell-saw-int' INT" : "")
         \(commandLine)
-        echo "command-exit=$?" > \(done.path)
-        stty -a >> \(done.path)
+        echo "command-exit=$?" > \(done.path).part
+        stty -a >> \(done.path).part
+        mv \(done.path).part \(done.path)
         sleep 60
         """.write(to: script, atomically: true, encoding: .utf8)
         _ = try spawnAndWait([tmux!, "new-session", "-d", "-s", name, "-x", "80", "-y", "24", "sh \(script.path)"])
@@ -71,11 +72,12 @@ struct TmuxSession {
         return shown
     }
 
-    /// What the script wrote after the command ended (empty if it did not within `seconds`).
-    func afterExit(seconds: Double = 15) -> String {
+    /// What the script wrote after the command ended (empty if it did not within `seconds`). The
+    /// script writes it whole under another name and renames it, so it is complete once it exists
+    /// (a 300 ms head start for `stty -a` to finish writing was a race on a loaded machine).
+    func afterExit(seconds: Double = 30) -> String {
         let end = Date().addingTimeInterval(seconds)
         while Date() < end && !FileManager.default.fileExists(atPath: done.path) { usleep(100_000) }
-        usleep(300_000)
         return (try? String(contentsOf: done, encoding: .utf8)) ?? ""
     }
 }
