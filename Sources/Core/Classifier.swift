@@ -42,6 +42,10 @@ public struct Classifier: Sendable {
     @usableFromInline internal var _state: PressState = .idle
     /// The tracked baseline in newtons (the unloaded panel's reading).
     public var baseline: Float { _baseline }
+    /// With the creep rules on: the filtered reading the peek and pop levels
+    /// saw on the last scan past the release level (creep-compensated until
+    /// the pop; for a trace).
+    public var creepForce: Float { _creepForce }
     @usableFromInline internal var _baseline: Float = 0
     /// The level a press's net force must fall below to release: the release
     /// level above where the tracker last measured the unloaded panel, which
