@@ -42,6 +42,10 @@ public struct Classifier: Sendable {
     @usableFromInline internal var _state: PressState = .idle
     /// The tracked baseline in newtons (the unloaded panel's reading).
     public var baseline: Float { _baseline }
+    /// With the creep rules on: the filtered reading the peek and pop levels
+    /// saw on the last scan past the release level (creep-compensated until
+    /// the pop; for a trace).
+    public var creepForce: Float { _creepForce }
     @usableFromInline internal var _baseline: Float = 0
     /// The level a press's net force must fall below to release: the release
     /// level above where the tracker last measured the unloaded panel, which
@@ -80,8 +84,8 @@ public struct Classifier: Sendable {
     @usableFromInline internal var _holdRefSample: Int64 = 0
     /// The peek's slowly smoothed level, the reference for the creep allowance.
     @usableFromInline internal var _settled: Float = 0
-    /// Creep compensation: the compensated reading at the last press scan,
-    /// that scan, and the reading's smoothed rise per scan (`_advanceCreeping`).
+    /// Creep compensation: the compensated reading's smoothed level at the
+    /// last press scan, that scan, and its smoothed rise per scan (`_advanceCreeping`).
     @usableFromInline internal var _creepLast: Float = 0
     @usableFromInline internal var _creepLastSample: Int64 = Classifier.distantPastSample
     @usableFromInline internal var _creepRate: Float = 0
@@ -298,27 +302,45 @@ public struct Classifier: Sendable {
             decay *= decay
             let gain = 1 / (1 + _parameters.creepAmount * (1 - decay))
             // The compensated reading's rise per scan: while peeking (scan by
-            // scan on every path) smoothed from scan to scan; otherwise, and
-            // on a peek's first scan, the mean rise since the last scan at
-            // rest, which the block paths keep as this path does (they take
-            // idle scans below the peek level in closed form, never these).
+            // scan on every path) the rise of its smoothed level (below),
+            // smoothed from scan to scan; otherwise, and on a peek's first
+            // scan, the mean rise since the last scan at rest, which the block
+            // paths keep as this path does (they take idle scans below the
+            // peek level in closed form, never these), the smoothed level
+            // then set where that rise would have left it.
+            //
+            // A slow climb toward pop (the peek more than
+            // `slowCrossingSeconds` ago) is read on that smoothed level
+            // (`creepLevelSmoothingMilliseconds`) plus its lag on the rise,
+            // not on the reading: an FSR's counts noise reads some five
+            // times larger in newtons at the pop level than at rest (its
+            // curve flattens: the corpus FSR 14,600 counts/N at rest, 2,900
+            // at pop), and the median of three carried it past pop 40-70 ms
+            // before the force on the scenario corpus's low-SNR FSR.
+            // A fast push from the peek keeps the reading (the smoothing
+            // would make it late).
             let yc = y * gain
+            let lagScans = ClassifierParameters.creepLevelSmoothingMilliseconds * _parameters.sampleRateHz * 0.001
+            var level = yc
             if _state == .peeking && _creepLastSample == sample &- 1 {
-                _creepRate += _parameters.creepRateSmoothing * (yc - _creepLast - _creepRate)
+                let before = _creepLast
+                _creepLast += (yc - _creepLast) / (1 + lagScans)
+                _creepRate += _parameters.creepRateSmoothing * (_creepLast - before - _creepRate)
+                if Float(sample &- _peekSample) > _parameters.sampleRateHz * Classifier.slowCrossingSeconds {
+                    level = _creepLast + Float._max(0, _creepRate) * lagScans
+                }
             } else {
                 _creepRate = (yc - _restForce) / Float._max(1, Float(sample &- _restSample))
+                _creepLast = yc - Float._max(0, _creepRate) * lagScans
             }
-            if _state == .peeking {
-                _creepLast = yc
-                _creepLastSample = sample
-            }
+            if _state == .peeking { _creepLastSample = sample }
             // Projected `creepLeadScans` ahead on that rise, never above the
             // reading: a fast rise crosses a level with the reading (the
             // compensation would move it by less than the lead), a slow one
             // the lead before the compensated reading would.
             let lead = Float._max(0, _creepRate) * _parameters.creepLeadScans
             x = Float._min(x, x * gain + lead)
-            y = Float._min(y, yc + lead)
+            y = Float._min(y, level + lead)
         }
         var pop = _parameters.pop
         if _state == .peeking && _parameters.creepAllowance > 0 {

@@ -135,6 +135,12 @@ extension ClassifierParameters {
     /// The time constant, ms, of the smoothing of that rise: a few tremor
     /// cycles' worth less than a press's rise (20 ms: one early event more).
     public static let creepRateSmoothingMilliseconds: Float = 40
+    /// The time constant, ms, of the compensated reading's smoothed level
+    /// that a slow climb toward pop is read on (plus its lag on the rise):
+    /// 10 ms took one of the scenario corpus FSR's seven false events
+    /// (false 17 -> 12 on four more FSR seeds); 20 ms took a second but
+    /// left `fsr-475hz-creep-sample` 83 % in target (its pops late).
+    public static let creepLevelSmoothingMilliseconds: Float = 10
     /// A peek is still climbing while it rises by more than this fraction of
     /// the gap between the peek and pop levels (a tenth) above its settled high.
     public static let holdRiseFractionOfGap: Float = 0.1

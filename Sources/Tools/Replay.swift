@@ -70,7 +70,7 @@ public func traceScans(_ recording: Recording, setup: PanelSetup, from: Int, to:
             while let e = ring.popFirst() { names.append(e.kind.name) }
             if i >= from {
                 let c = pipeline.classifier
-                each(i, "\(i) force \(fixed(Double(force), 4)) baseline \(fixed(Double(c.baseline), 4)) net \(fixed(Double(force - c.baseline), 4)) state \(c.state) \(names.joined(separator: " "))")
+                each(i, "\(i) force \(fixed(Double(force), 4)) baseline \(fixed(Double(c.baseline), 4)) net \(fixed(Double(force - c.baseline), 4)) state \(c.state)\(c.parameters.creepRules ? " levels-see \(fixed(Double(c.creepForce), 4))" : "") \(names.joined(separator: " "))")
             }
         }
     }

@@ -37,6 +37,30 @@ struct ScenarioCorpusTests {
         #expect(scored == 8)
     }
 
+    @Test("The low-SNR FSR's slow climbs toward pop: at most three pops before their window on the scenario FSR files")
+    func fsrSlowPops() throws {
+        // The FSR's counts noise reads some five times larger in newtons at
+        // pop than at rest; read on the reading, four pops of these two
+        // files came 42-244 ms before the force crossed (main before
+        // acc-17). The three left: the thermal offset under the noise, a
+        // 1.3 mN/scan ramp's creep, the noise alone at -56 ms
+        // (Benchmarks/ACCURACY.md, acc-17). A ratchet: it may only go down.
+        var earlyPops = 0
+        var scored = 0
+        for entry in Synthesizer.scenarioCorpus() where entry.options.panel == .fsrADS1115 {
+            let recording = try Synthesizer.synthesize(entry.options).recording
+            let setup = try PanelSetup(metadata: recording.metadata, file: entry.stem)
+            let result = replay(recording, setup: setup)
+            let s = score(events: result.events, labels: recording.metadata.labels, sampleRateHz: setup.sampleRateHz)
+            let e = EvaluationReport.Entry(name: entry.stem, score: s, counters: result.counters, allEvents: result.events)
+            earlyPops += e.disagreements.filter { $0.kind == .early && $0.event == .pop }.count
+            #expect(s.f1 >= 0.96, "\(entry.stem): F1 \(s.f1)")
+            scored += 1
+        }
+        #expect(scored == 2)
+        #expect(earlyPops <= 3, "\(earlyPops) pops before their window")
+    }
+
     @Test("Vibration bursts at random phases (half swing up first) give no false, double, missed or late event from 80 scans/s")
     func vibrationAtRandomPhase() throws {
         var scored = 0
