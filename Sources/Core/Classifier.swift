@@ -340,9 +340,10 @@ public struct Classifier: Sendable {
         // Scalars are stored one by one (no vector insert per scan), loaded as a vector once.
         let values = withUnsafeBytes(of: _block) { $0.loadUnaligned(as: SIMD16<Float>.self) }
         let settled = _settledBits(busy: _blockBusy, peeks: _blockPeeks)
+        let idle = _blockBusy == 0
         _blockBusy = 0
         _blockPeeks = 0
-        if _endsInTouch(values) {
+        if idle && _endsInTouch(values) {
             _touchedBlock()
         } else {
             _trackBaseline(block: values, settled: settled)
@@ -351,9 +352,12 @@ public struct Classifier: Sendable {
 
     /// Whether a block ends in a touch: its last reading at or above the
     /// touch band (``ClassifierParameters/touchBand`` above the baseline).
-    /// Such a block is the approach of a press whose peek, if any, falls in
-    /// the next block, or a touch below the peek level: no unloaded panel
-    /// (`_touchedBlock`). Both paths ask this of the block's filtered
+    /// Asked of a block idle throughout (no press, no peek, no fault in it):
+    /// it is then the approach of a press whose peek, if any, falls in a
+    /// later block, or a touch below the peek level: no unloaded panel
+    /// (`_touchedBlock`). A block with a peek in it is the settle rule's
+    /// (`_settledBits`, which leaves out the peek's approach), and the tracker
+    /// takes it as before. Both paths ask this of the block's filtered
     /// readings with the baseline the block was classified against (it
     /// moves only at a block's end), so they track alike.
     @inlinable @inline(__always)
@@ -1229,8 +1233,9 @@ extension Classifier {
         _previous = c()[15]
         _lastForce = filtered[15] - _baseline
         if restNow || _restSample == lastSample { _restForce = _lastForce }
-        // A block at rest (every reading below the touch band) ends in no touch.
-        if !restNow && _endsInTouch(filtered) {
+        // A block at rest (every reading below the touch band) ends in no touch;
+        // one taken while pressed is busy throughout.
+        if !restNow && _state == .idle && _endsInTouch(filtered) {
             _touchedBlock()
         } else if settled.bits == Classifier.blockBits {
             _trackWholeBaseline(block: filtered)
