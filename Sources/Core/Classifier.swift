@@ -362,9 +362,48 @@ public struct Classifier: Sendable {
         // Scalars are stored one by one (no vector insert per scan), loaded as a vector once.
         let values = withUnsafeBytes(of: _block) { $0.loadUnaligned(as: SIMD16<Float>.self) }
         let settled = _settledBits(busy: _blockBusy, peeks: _blockPeeks)
+        let idle = _blockBusy == 0
         _blockBusy = 0
         _blockPeeks = 0
-        _trackBaseline(block: values, settled: settled)
+        if idle && _endsInTouch(values) {
+            _touchedBlock()
+        } else {
+            _trackBaseline(block: values, settled: settled)
+        }
+    }
+
+    /// Whether a block ends in a touch: its last reading at or above the
+    /// touch band (``ClassifierParameters/touchBand`` above the baseline).
+    /// Asked of a block idle throughout (no press, no peek, no fault in it):
+    /// it is then the approach of a press whose peek, if any, falls in a
+    /// later block, or a touch below the peek level: no unloaded panel
+    /// (`_touchedBlock`). A block with a peek in it is the settle rule's
+    /// (`_settledBits`, which leaves out the peek's approach), and the tracker
+    /// takes it as before. Both paths ask this of the block's filtered
+    /// readings with the baseline the block was classified against (it
+    /// moves only at a block's end), so they track alike.
+    @inlinable @inline(__always)
+    internal func _endsInTouch(_ v: SIMD16<Float>) -> Bool {
+        v[Classifier.blockScans - 1] >= _baseline + _parameters.touchBand
+    }
+
+    /// The baseline tracker's step for a block that ends in a touch
+    /// (`_endsInTouch`): it learns nothing from it. The settle rule
+    /// (`_settledBits`) leaves out a peek's approach only within the peek's
+    /// own block, so a rise that peaked in the next block counted as
+    /// unloaded, and where it read at a drift's rate the block's mean lifted
+    /// the baseline for the press that followed (0.03 N at 80 scans/s on the
+    /// scenario corpus: a pop 4 scans late; see `Benchmarks/ACCURACY.md`,
+    /// acc-18). The whole block, not only its readings past the band: a slow
+    /// rise's readings below the band are its approach too, and kept alone
+    /// they read as a drift to follow. A touch measures no unloaded panel, so
+    /// the release level is the bare one (as the tracker sets it for a block
+    /// that reads above the noise faster than drift), and smoothing starts
+    /// afresh from the next block (as after a press).
+    @usableFromInline @inline(never)
+    internal mutating func _touchedBlock() {
+        _seeded = false
+        if _state == .idle && !_suspended { _releaseLevel = _parameters.release }
     }
 
     /// The readings of a block that tell the unloaded panel (bit k: scan k),
@@ -1216,7 +1255,11 @@ extension Classifier {
         _previous = c()[15]
         _lastForce = filtered[15] - _baseline
         if restNow || _restSample == lastSample { _restForce = _lastForce }
-        if settled.bits == Classifier.blockBits {
+        // A block at rest (every reading below the touch band) ends in no touch;
+        // one taken while pressed is busy throughout.
+        if !restNow && _state == .idle && _endsInTouch(filtered) {
+            _touchedBlock()
+        } else if settled.bits == Classifier.blockBits {
             _trackWholeBaseline(block: filtered)
         } else {
             _trackPartBaseline(block: filtered, settled: settled.bits)

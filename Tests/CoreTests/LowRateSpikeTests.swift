@@ -49,9 +49,9 @@ struct LowRateSpikeTests {
         return out
     }
 
-    static func kinds(_ newtons: [Double], holdMilliseconds: Float = 0) throws -> [String] {
-        let scans = try run(newtons, batched: false, holdMilliseconds: holdMilliseconds)
-        let blocks = try run(newtons, batched: true, holdMilliseconds: holdMilliseconds)
+    static func kinds(_ newtons: [Double], holdMilliseconds: Float = 0, sampleRateHz: Float = 10) throws -> [String] {
+        let scans = try run(newtons, batched: false, holdMilliseconds: holdMilliseconds, sampleRateHz: sampleRateHz)
+        let blocks = try run(newtons, batched: true, holdMilliseconds: holdMilliseconds, sampleRateHz: sampleRateHz)
         #expect(scans == blocks, "scan by scan \(scans), in blocks \(blocks)")
         return scans.map { String($0.split(separator: "@")[0]) }
     }
