@@ -60,6 +60,9 @@ public struct Classifier: Sendable {
     @usableFromInline internal var _history: Int32 = 0
     @usableFromInline internal var _smoothed: Float = 0
     @usableFromInline internal var _seeded = false
+    /// Whether `_warmup` counts the re-learning after a press (see
+    /// `_relearnAfterPress`) rather than the start's warm-up.
+    @usableFromInline internal var _relearning = false
     /// Mean absolute scan-to-scan change of the spike-filtered reading while
     /// idle: the panel's noise, which sets how small a rise counts as a touch.
     @usableFromInline internal var _noise: Float = 0
@@ -626,8 +629,9 @@ public struct Classifier: Sendable {
         // the block in memory (`_meanAndSpread`): nil where fewer than four
         // readings are settled (none in a busy block, common after a press).
         guard !_suspended, let fit = Classifier._meanAndSpread(v, settled: bits) else {
-            // After a press, smoothing starts afresh from the first idle block.
-            _seeded = false
+            // After a press, smoothing starts afresh from the first idle block,
+            // and the zero is re-learned faster (see `_relearnAfterPress`).
+            _relearnAfterPress()
             return
         }
         let mean = fit.mean, spread = fit.spread
@@ -638,14 +642,15 @@ public struct Classifier: Sendable {
         let mean: Float
         if whole {
             guard !_suspended else {
-                _seeded = false
+                _relearnAfterPress()
                 return
             }
             mean = _sum16(v) / Float(Classifier.blockScans)
         } else {
             guard bits != 0, let settledMean = Classifier._settledMean(v, bits), !_suspended else {
-                // After a press, smoothing starts afresh from the first idle block.
-                _seeded = false
+                // After a press, smoothing starts afresh from the first idle block,
+                // and the zero is re-learned faster (see `_relearnAfterPress`).
+                _relearnAfterPress()
                 return
             }
             mean = settledMean
@@ -712,9 +717,23 @@ public struct Classifier: Sendable {
         // valleys (only settled readings reach here), and is at most the
         // touch band: a touch, or a block below the baseline, measures nothing.
         var unloaded: Float = 0
+        // The rise of a quiet block (below): faster while re-learning the
+        // zero after a press (`_relearnAfterPress`), where `_warmup` counts
+        // that instead of the start's warm-up.
+        var quietRise = _parameters.blockQuietRise
+        var warming = false
         if _warmup > 0 {
             _warmup &-= n
-            if Float._abs(d) < _parameters.touchBand { _baseline += _parameters.blockFall * d }
+            if _relearning {
+                // Not while the readings fall (the panel relaxing after the press).
+                if _slope >= 0 { quietRise = _parameters.blockFall }
+            } else {
+                warming = true
+                if Float._abs(d) < _parameters.touchBand { _baseline += _parameters.blockFall * d }
+            }
+        }
+        if warming {
+            // The start's warm-up: above.
         } else if d < _parameters.underTouchBand && _lowScans < _parameters.undershootScans {
             // An undershoot so far: keep the zero.
         } else if d < 0 {
@@ -733,7 +752,7 @@ public struct Classifier: Sendable {
             // `blockRise` there): a block there is 1.6 s and already moves the
             // baseline a third of the way; faster, it followed a block's
             // noise into a false release (see `Benchmarks/ACCURACY.md`, acc-13).
-            _baseline += (d < touch ? _parameters.blockQuietRise : _parameters.blockRise) * d
+            _baseline += (d < touch ? quietRise : _parameters.blockRise) * d
             // Counted only beyond the panel's noise width: the mean of four
             // or more readings strays from the panel's level by less (1.6 of
             // its standard errors for four, 3 for sixteen), so a quiet panel's
@@ -743,6 +762,37 @@ public struct Classifier: Sendable {
         // Never above the peek level (validated: release <= peek), which the
         // comparisons in `step` and the block path rely on.
         _releaseLevel = Float._min(_parameters.release + unloaded, _parameters.peek)
+    }
+
+    /// A block with no settled readings (a press, the settling after it, or a
+    /// fault): smoothing starts afresh from the first idle block, and for
+    /// `warmup_ms` of settled readings after it a quiet block (within the
+    /// panel's noise of the baseline: no touch at any rate) pulls the
+    /// baseline up at the fall rate (`blockFall`, `fall_ms`), not the slow
+    /// quiet rise (`blockQuietRise`); everything else as outside that
+    /// window (a block between the noise and the touch band still rises at
+    /// `rise_ms`, an undershoot still waits). The baseline is frozen through a
+    /// press, so a thermal ramp moves the zero by its rate times the press's
+    /// length unseen: on the four-cell plate of the scenario corpus (s11,
+    /// 112.2 s) the idle readings after a release stood 0.05 N above it, the
+    /// quiet blocks (a 1.5 s rise) had closed only 0.037 N of it a second
+    /// later when the next press began, and that press's slow rise crossed
+    /// the peek and pop levels 42 and 32 ms early. The readings it re-learns
+    /// from are settled (`settle_ms` idle in a row after the release, so
+    /// never a burst's valleys); a drop below the touch band (an
+    /// undershoot) keeps its own rule, and a block while the smoothed
+    /// readings fall (`_slope` below 0: the panel relaxing after the press,
+    /// a residual that decays and is no part of the zero) rises slowly as
+    /// before. Not below ``Classifier/relearnMinimumRateHz`` (at 80 scans/s
+    /// the window is two blocks of 200 ms and took the relaxation as the
+    /// zero; at 9-10 scans/s one block of 1.6 s), and not during the start's
+    /// warm-up. Out of line: a pressed block's path only.
+    @usableFromInline @inline(never)
+    internal mutating func _relearnAfterPress() {
+        _seeded = false
+        if _parameters.sampleRateHz < Classifier.relearnMinimumRateHz || (_warmup > 0 && !_relearning) { return }
+        _relearning = true
+        _warmup = _parameters.warmupScans
     }
 
     /// A partly settled block (rare): the others' readings weigh 0; returns
