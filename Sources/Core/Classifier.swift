@@ -629,9 +629,8 @@ public struct Classifier: Sendable {
         // the block in memory (`_meanAndSpread`): nil where fewer than four
         // readings are settled (none in a busy block, common after a press).
         guard !_suspended, let fit = Classifier._meanAndSpread(v, settled: bits) else {
-            // After a press, smoothing starts afresh from the first idle block,
-            // and the zero is re-learned faster (see `_relearnAfterPress`).
-            _relearnAfterPress()
+            // After a press, smoothing starts afresh from the first idle block.
+            _seeded = false
             return
         }
         let mean = fit.mean, spread = fit.spread
@@ -642,15 +641,14 @@ public struct Classifier: Sendable {
         let mean: Float
         if whole {
             guard !_suspended else {
-                _relearnAfterPress()
+                _seeded = false
                 return
             }
             mean = _sum16(v) / Float(Classifier.blockScans)
         } else {
             guard bits != 0, let settledMean = Classifier._settledMean(v, bits), !_suspended else {
-                // After a press, smoothing starts afresh from the first idle block,
-                // and the zero is re-learned faster (see `_relearnAfterPress`).
-                _relearnAfterPress()
+                // After a press, smoothing starts afresh from the first idle block.
+                _seeded = false
                 return
             }
             mean = settledMean
@@ -680,6 +678,8 @@ public struct Classifier: Sendable {
             _seeded = true
             _smoothed = mean
             _slope = 0
+            // And the zero is re-learned faster for a while (once per press).
+            _relearnAfterPress()
         }
         let previous = _smoothed
         _smoothed += _parameters.blockSmoothing * (mean - _smoothed)
@@ -764,9 +764,10 @@ public struct Classifier: Sendable {
         _releaseLevel = Float._min(_parameters.release + unloaded, _parameters.peek)
     }
 
-    /// A block with no settled readings (a press, the settling after it, or a
-    /// fault): smoothing starts afresh from the first idle block, and for
-    /// `warmup_ms` of settled readings after it a quiet block (within the
+    /// The first settled block after a press (after blocks with no settled
+    /// readings: the press, the settling after it, or a fault; smoothing
+    /// starts afresh there): from it, for `warmup_ms` of settled readings, a
+    /// quiet block (within the
     /// panel's noise of the baseline: no touch at any rate) pulls the
     /// baseline up at the fall rate (`blockFall`, `fall_ms`), not the slow
     /// quiet rise (`blockQuietRise`); everything else as outside that
@@ -786,10 +787,9 @@ public struct Classifier: Sendable {
     /// before. Not below ``Classifier/relearnMinimumRateHz`` (at 80 scans/s
     /// the window is two blocks of 200 ms and took the relaxation as the
     /// zero; at 9-10 scans/s one block of 1.6 s), and not during the start's
-    /// warm-up. Out of line: a pressed block's path only.
+    /// warm-up. Out of line: once per press.
     @usableFromInline @inline(never)
     internal mutating func _relearnAfterPress() {
-        _seeded = false
         if _parameters.sampleRateHz < Classifier.relearnMinimumRateHz || (_warmup > 0 && !_relearning) { return }
         _relearning = true
         _warmup = _parameters.warmupScans
