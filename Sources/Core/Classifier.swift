@@ -717,24 +717,33 @@ public struct Classifier: Sendable {
         // valleys (only settled readings reach here), and is at most the
         // touch band: a touch, or a block below the baseline, measures nothing.
         var unloaded: Float = 0
-        // The rise of a quiet block (below): faster while re-learning the
-        // zero after a press (`_relearnAfterPress`), where `_warmup` counts
-        // that instead of the start's warm-up.
-        var quietRise = _parameters.blockQuietRise
-        var warming = false
         if _warmup > 0 {
             _warmup &-= n
             if _relearning {
-                // Not while the readings fall (the panel relaxing after the press).
-                if _slope >= 0 { quietRise = _parameters.blockFall }
-            } else {
-                warming = true
-                if Float._abs(d) < _parameters.touchBand { _baseline += _parameters.blockFall * d }
+                // Re-learning the zero after a press (`_relearnAfterPress`),
+                // where `_warmup` counts that instead of the start's warm-up.
+                unloaded = _relearnStep(d: d, touch: touch, fresh: fresh)
+            } else if Float._abs(d) < _parameters.touchBand {
+                _baseline += _parameters.blockFall * d
             }
+        } else {
+            unloaded = _followUnloaded(d: d, touch: touch, fresh: fresh, quietRise: _parameters.blockQuietRise)
         }
-        if warming {
-            // The start's warm-up: above.
-        } else if d < _parameters.underTouchBand && _lowScans < _parameters.undershootScans {
+        // Never above the peek level (validated: release <= peek), which the
+        // comparisons in `step` and the block path rely on.
+        _releaseLevel = Float._min(_parameters.release + unloaded, _parameters.peek)
+    }
+
+    /// The baseline's step toward the unloaded panel outside the start's
+    /// warm-up (`d`: the smoothed block less the baseline; `touch`: the
+    /// noise-based touch level; `fresh`: the first block after a press or
+    /// the start), a quiet block rising at `quietRise`; returns the unloaded
+    /// panel's measurement above the baseline (0 where none), on which the
+    /// release level stands.
+    @inlinable @inline(__always)
+    internal mutating func _followUnloaded(d: Float, touch: Float, fresh: Bool, quietRise: Float) -> Float {
+        var unloaded: Float = 0
+        if d < _parameters.underTouchBand && _lowScans < _parameters.undershootScans {
             // An undershoot so far: keep the zero.
         } else if d < 0 {
             _baseline += _parameters.blockFall * d
@@ -759,9 +768,17 @@ public struct Classifier: Sendable {
             // noise never moves the level, while a ramp's lag does.
             unloaded = Float._max(0, _smoothed - _baseline - _noise)
         }
-        // Never above the peek level (validated: release <= peek), which the
-        // comparisons in `step` and the block path rely on.
-        _releaseLevel = Float._min(_parameters.release + unloaded, _parameters.peek)
+        return unloaded
+    }
+
+    /// `_followUnloaded` while the zero is re-learned after a press (see
+    /// `_relearnAfterPress`): a quiet block rises at the fall rate unless the
+    /// smoothed readings fall. Out of line: the steady blocks' path stays as it was.
+    @usableFromInline @inline(never)
+    internal mutating func _relearnStep(d: Float, touch: Float, fresh: Bool) -> Float {
+        // Not while the readings fall (the panel relaxing after the press).
+        _followUnloaded(d: d, touch: touch, fresh: fresh,
+                        quietRise: _slope >= 0 ? _parameters.blockFall : _parameters.blockQuietRise)
     }
 
     /// The first settled block after a press (after blocks with no settled
