@@ -60,9 +60,6 @@ public struct Classifier: Sendable {
     @usableFromInline internal var _history: Int32 = 0
     @usableFromInline internal var _smoothed: Float = 0
     @usableFromInline internal var _seeded = false
-    /// Whether `_warmup` counts the re-learning after a press (see
-    /// `_relearnAfterPress`) rather than the start's warm-up.
-    @usableFromInline internal var _relearning = false
     /// Mean absolute scan-to-scan change of the spike-filtered reading while
     /// idle: the panel's noise, which sets how small a rise counts as a touch.
     @usableFromInline internal var _noise: Float = 0
@@ -678,8 +675,6 @@ public struct Classifier: Sendable {
             _seeded = true
             _smoothed = mean
             _slope = 0
-            // And the zero is re-learned faster for a while (once per press).
-            _relearnAfterPress()
         }
         let previous = _smoothed
         _smoothed += _parameters.blockSmoothing * (mean - _smoothed)
@@ -719,31 +714,8 @@ public struct Classifier: Sendable {
         var unloaded: Float = 0
         if _warmup > 0 {
             _warmup &-= n
-            if _relearning {
-                // Re-learning the zero after a press (`_relearnAfterPress`),
-                // where `_warmup` counts that instead of the start's warm-up.
-                unloaded = _relearnStep(d: d, touch: touch, fresh: fresh)
-            } else if Float._abs(d) < _parameters.touchBand {
-                _baseline += _parameters.blockFall * d
-            }
-        } else {
-            unloaded = _followUnloaded(d: d, touch: touch, fresh: fresh, quietRise: _parameters.blockQuietRise)
-        }
-        // Never above the peek level (validated: release <= peek), which the
-        // comparisons in `step` and the block path rely on.
-        _releaseLevel = Float._min(_parameters.release + unloaded, _parameters.peek)
-    }
-
-    /// The baseline's step toward the unloaded panel outside the start's
-    /// warm-up (`d`: the smoothed block less the baseline; `touch`: the
-    /// noise-based touch level; `fresh`: the first block after a press or
-    /// the start), a quiet block rising at `quietRise`; returns the unloaded
-    /// panel's measurement above the baseline (0 where none), on which the
-    /// release level stands.
-    @inlinable @inline(__always)
-    internal mutating func _followUnloaded(d: Float, touch: Float, fresh: Bool, quietRise: Float) -> Float {
-        var unloaded: Float = 0
-        if d < _parameters.underTouchBand && _lowScans < _parameters.undershootScans {
+            if Float._abs(d) < _parameters.touchBand { _baseline += _parameters.blockFall * d }
+        } else if d < _parameters.underTouchBand && _lowScans < _parameters.undershootScans {
             // An undershoot so far: keep the zero.
         } else if d < 0 {
             _baseline += _parameters.blockFall * d
@@ -761,55 +733,16 @@ public struct Classifier: Sendable {
             // `blockRise` there): a block there is 1.6 s and already moves the
             // baseline a third of the way; faster, it followed a block's
             // noise into a false release (see `Benchmarks/ACCURACY.md`, acc-13).
-            _baseline += (d < touch ? quietRise : _parameters.blockRise) * d
+            _baseline += (d < touch ? _parameters.blockQuietRise : _parameters.blockRise) * d
             // Counted only beyond the panel's noise width: the mean of four
             // or more readings strays from the panel's level by less (1.6 of
             // its standard errors for four, 3 for sixteen), so a quiet panel's
             // noise never moves the level, while a ramp's lag does.
             unloaded = Float._max(0, _smoothed - _baseline - _noise)
         }
-        return unloaded
-    }
-
-    /// `_followUnloaded` while the zero is re-learned after a press (see
-    /// `_relearnAfterPress`): a quiet block rises at the fall rate unless the
-    /// smoothed readings fall. Out of line: the steady blocks' path stays as it was.
-    @usableFromInline @inline(never)
-    internal mutating func _relearnStep(d: Float, touch: Float, fresh: Bool) -> Float {
-        // Not while the readings fall (the panel relaxing after the press).
-        _followUnloaded(d: d, touch: touch, fresh: fresh,
-                        quietRise: _slope >= 0 ? _parameters.blockFall : _parameters.blockQuietRise)
-    }
-
-    /// The first settled block after a press (after blocks with no settled
-    /// readings: the press, the settling after it, or a fault; smoothing
-    /// starts afresh there): from it, for `warmup_ms` of settled readings, a
-    /// quiet block (within the
-    /// panel's noise of the baseline: no touch at any rate) pulls the
-    /// baseline up at the fall rate (`blockFall`, `fall_ms`), not the slow
-    /// quiet rise (`blockQuietRise`); everything else as outside that
-    /// window (a block between the noise and the touch band still rises at
-    /// `rise_ms`, an undershoot still waits). The baseline is frozen through a
-    /// press, so a thermal ramp moves the zero by its rate times the press's
-    /// length unseen: on the four-cell plate of the scenario corpus (s11,
-    /// 112.2 s) the idle readings after a release stood 0.05 N above it, the
-    /// quiet blocks (a 1.5 s rise) had closed only 0.037 N of it a second
-    /// later when the next press began, and that press's slow rise crossed
-    /// the peek and pop levels 42 and 32 ms early. The readings it re-learns
-    /// from are settled (`settle_ms` idle in a row after the release, so
-    /// never a burst's valleys); a drop below the touch band (an
-    /// undershoot) keeps its own rule, and a block while the smoothed
-    /// readings fall (`_slope` below 0: the panel relaxing after the press,
-    /// a residual that decays and is no part of the zero) rises slowly as
-    /// before. Not below ``Classifier/relearnMinimumRateHz`` (at 80 scans/s
-    /// the window is two blocks of 200 ms and took the relaxation as the
-    /// zero; at 9-10 scans/s one block of 1.6 s), and not during the start's
-    /// warm-up. Out of line: once per press.
-    @usableFromInline @inline(never)
-    internal mutating func _relearnAfterPress() {
-        if _parameters.sampleRateHz < Classifier.relearnMinimumRateHz || (_warmup > 0 && !_relearning) { return }
-        _relearning = true
-        _warmup = _parameters.warmupScans
+        // Never above the peek level (validated: release <= peek), which the
+        // comparisons in `step` and the block path rely on.
+        _releaseLevel = Float._min(_parameters.release + unloaded, _parameters.peek)
     }
 
     /// A partly settled block (rare): the others' readings weigh 0; returns

@@ -104,13 +104,6 @@ extension Classifier {
     /// sits on the level in the noise (its baseline leads a thermal ramp that
     /// turned during the press), past the 50 ms late window.
     public static let noisyPopRun: Int32 = 2
-    /// Below this rate, scans/s, the baseline does not re-learn the zero
-    /// faster after a press (see `_relearnAfterPress`): at 80 scans/s a
-    /// block is 200 ms, the re-learning window two blocks, and it took the
-    /// panel's relaxation after the press (a residual that decays over
-    /// 0.4-1 s, no part of the zero) as the zero: pops and peeks of the HX711
-    /// at 80 scans/s a scan late, out of target (branch acc-16).
-    public static let relearnMinimumRateHz: Float = 400
     /// Events one per-scan step can raise at most (release and peek, or peek and pop):
     /// the free room ``step(forces:timestamps:count:firstSample:into:)`` keeps in the ring.
     public static let maximumEventsPerStep = 2
