@@ -580,8 +580,13 @@ public struct Classifier: Sendable {
                 _releaseLock = _parameters.pressLockScans
                 return
             }
+            // A hold is a peek held: never on a reading at or below the
+            // release level (a let-go, whose release may wait a scan for the
+            // held press's margin, `_releaseEvident`). The block path never
+            // fires a hold itself (it leaves every scan where one may fire to
+            // this code), so both paths agree.
             if _parameters.holdScans > 0 && !_holdDone && sample &- _peekSample >= _parameters.holdScans
-                && sample &- _holdRefSample >= _parameters.holdSettleScans {
+                && sample &- _holdRefSample >= _parameters.holdSettleScans && y > _releaseLevel {
                 _holdDone = true
                 _emit(.hold, crossing: nil, force: y, sample: sample, timestampNs: timestampNs, into: &events)
             }
