@@ -650,9 +650,12 @@ public struct Classifier: Sendable {
     /// or 100 ms). A tap (shorter than the hold time: the taps of a burst,
     /// whose valley may last one scan) lets go fully and releases on one
     /// reading, as does a finger lifting off a held press (near zero at once).
+    /// The press lasts up to the scan before this first reading below the
+    /// level (this reading is its let-go, on which no hold fires either), so
+    /// it is held only if that scan came the hold time or more after the peek.
     @inline(__always)
     internal func _releaseEvident(_ y: Float, sample: Int64) -> Bool {
-        !_parameters.spikeIsolated || _releaseRun > 1 || sample &- _peekSample < _parameters.holdScans
+        !_parameters.spikeIsolated || _releaseRun > 1 || sample &- _peekSample <= _parameters.holdScans
             || y < _releaseLevel - _parameters.peek * Classifier.releaseMarginOfPeek
     }
 
