@@ -25,6 +25,10 @@ struct HoldBelowReleaseTests {
         // scan (the held press's margin) for the reading after.
         let kinds = try LowRateSpikeTests.kinds(Self.tap(above: 5), holdMilliseconds: 500)
         #expect(kinds == ["peek", "release"])
+        // The 1.5 N readings are scans 60-64 and the let-go's 65: peek at 61,
+        // release on the let-go's filtered reading (66), not a scan later.
+        #expect(try LowRateSpikeTests.run(Self.tap(above: 5), batched: true, holdMilliseconds: 500)
+                == ["peek@61", "release@66"])
     }
 
     @Test("The same press a scan longer is held, and its let-go still releases")
