@@ -580,8 +580,13 @@ public struct Classifier: Sendable {
                 _releaseLock = _parameters.pressLockScans
                 return
             }
+            // A hold is a peek held: never on a reading at or below the
+            // release level (a let-go, whose release may wait a scan for the
+            // held press's margin, `_releaseEvident`). The block path never
+            // fires a hold itself (it leaves every scan where one may fire to
+            // this code), so both paths agree.
             if _parameters.holdScans > 0 && !_holdDone && sample &- _peekSample >= _parameters.holdScans
-                && sample &- _holdRefSample >= _parameters.holdSettleScans {
+                && sample &- _holdRefSample >= _parameters.holdSettleScans && y > _releaseLevel {
                 _holdDone = true
                 _emit(.hold, crossing: nil, force: y, sample: sample, timestampNs: timestampNs, into: &events)
             }
@@ -645,9 +650,12 @@ public struct Classifier: Sendable {
     /// or 100 ms). A tap (shorter than the hold time: the taps of a burst,
     /// whose valley may last one scan) lets go fully and releases on one
     /// reading, as does a finger lifting off a held press (near zero at once).
+    /// The press lasts up to the scan before this first reading below the
+    /// level (this reading is its let-go, on which no hold fires either), so
+    /// it is held only if that scan came the hold time or more after the peek.
     @inline(__always)
     internal func _releaseEvident(_ y: Float, sample: Int64) -> Bool {
-        !_parameters.spikeIsolated || _releaseRun > 1 || sample &- _peekSample < _parameters.holdScans
+        !_parameters.spikeIsolated || _releaseRun > 1 || sample &- _peekSample <= _parameters.holdScans
             || y < _releaseLevel - _parameters.peek * Classifier.releaseMarginOfPeek
     }
 
