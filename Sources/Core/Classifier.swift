@@ -91,6 +91,11 @@ public struct Classifier: Sendable {
     @usableFromInline internal var _creepRate: Float = 0
     /// The filtered reading the levels saw on the last press scan (`_advanceCreeping`).
     @usableFromInline internal var _creepForce: Float = 0
+    /// While peeking, the reading's highest word, and a score of how often
+    /// the reading comes back to it exactly: a clipped reading
+    /// (`_advanceCreeping`).
+    @usableFromInline internal var _creepWord: Float = 0
+    @usableFromInline internal var _creepFlat: Int32 = 0
     /// The last scan that read below the baseline by more than the touch band.
     @usableFromInline internal var _undershootSample: Int64 = Classifier.distantPastSample
     /// The last scan that read below the touch band (at rest or below zero),
@@ -300,7 +305,29 @@ public struct Classifier: Sendable {
             decay *= decay
             decay *= decay
             decay *= decay
-            let gain = 1 / (1 + _parameters.creepAmount * (1 - decay))
+            var gain = 1 / (1 + _parameters.creepAmount * (1 - decay))
+            // A reading that keeps coming back to its exact highest word is
+            // clipped, against a mechanical stop or the converter's full
+            // scale: the stop, not the force, sets it, so it carries no creep
+            // to take off (compensated, a firm press held at a stop 1.15 x pop
+            // read below pop on the scenario FSR and never popped; see
+            // `Benchmarks/ACCURACY.md`, acc-19). While peeking the reading's
+            // highest word is kept, and scored: +4 a scan back on it exactly,
+            // -1 one below it (a live reading meets its own maximum's exact
+            // word rarely), afresh on a new highest; the compensation stops
+            // while the score is at 10 ms of scans or more.
+            if _state == .peeking {
+                if x > _creepWord {
+                    _creepWord = x
+                    _creepFlat = 0
+                } else {
+                    _creepFlat = x == _creepWord ? _min(_creepFlat &+ 4, 64) : _max(0, _creepFlat &- 1)
+                }
+                if Float(_creepFlat) >= _parameters.sampleRateHz * 0.01 { gain = 1 }
+            } else {
+                _creepWord = x
+                _creepFlat = 0
+            }
             // The compensated reading's rise per scan: while peeking (scan by
             // scan on every path) the rise of its smoothed level (below),
             // smoothed from scan to scan; otherwise, and on a peek's first
