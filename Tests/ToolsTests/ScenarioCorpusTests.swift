@@ -71,15 +71,11 @@ struct ScenarioCorpusTests {
         for seed: UInt64 in 13...16 {
             let options = SynthOptions(panel: .fsrADS1115, seed: seed, duration: 120, artefacts: .all,
                                        scenarios: ScenarioSet.all.subtracting(.vibration))
-            let recording = try Synthesizer.synthesize(options).recording
             let stem = "fsr-ads1115-s\(seed)"
-            let setup = try PanelSetup(metadata: recording.metadata, file: stem)
-            let result = replay(recording, setup: setup)
-            let s = score(events: result.events, labels: recording.metadata.labels, sampleRateHz: setup.sampleRateHz)
-            let e = EvaluationReport.Entry(name: stem, score: s, counters: result.counters, allEvents: result.events)
+            let (e, labels) = try Self.synthesizeAndScore(options, stem: stem)
             let bad = e.disagreements.filter { $0.event == .pop && ($0.kind == .missed || $0.kind == .late) }
             #expect(bad.isEmpty, "\(stem): \(bad)")
-            pops += recording.metadata.labels.filter { $0.event == .pop }.count
+            pops += labels.filter { $0.event == .pop }.count
         }
         #expect(pops > 40, "the firm presses are there")
     }
@@ -91,12 +87,8 @@ struct ScenarioCorpusTests {
             for seed: UInt64 in 1...4 {
                 var options = SynthOptions(panel: panel, seed: seed, duration: 120)
                 options.scenarios = [.vibration]
-                let recording = try Synthesizer.synthesize(options).recording
                 let stem = "\(panel.rawValue)-vibration-s\(seed)"
-                let setup = try PanelSetup(metadata: recording.metadata, file: stem)
-                let result = replay(recording, setup: setup)
-                let s = score(events: result.events, labels: recording.metadata.labels, sampleRateHz: setup.sampleRateHz)
-                let e = EvaluationReport.Entry(name: stem, score: s, counters: result.counters, allEvents: result.events)
+                let (e, _) = try Self.synthesizeAndScore(options, stem: stem)
                 let kinds = Dictionary(e.kindCounts, uniquingKeysWith: +)
                 // Early crossings (a bump in the baseline near a burst) are counted apart, as in the corpus test.
                 for k in [DisagreementKind.falseEvent, .double, .missed, .late] {
@@ -106,6 +98,17 @@ struct ScenarioCorpusTests {
             }
         }
         #expect(scored == 8)
+    }
+
+    /// Synthesizes `options`, replays the recording with its own calibration and
+    /// scores it against its labels: the evaluation entry and the labels.
+    static func synthesizeAndScore(_ options: SynthOptions, stem: String) throws -> (EvaluationReport.Entry, [Label]) {
+        let recording = try Synthesizer.synthesize(options).recording
+        let setup = try PanelSetup(metadata: recording.metadata, file: stem)
+        let result = replay(recording, setup: setup)
+        let s = score(events: result.events, labels: recording.metadata.labels, sampleRateHz: setup.sampleRateHz)
+        return (EvaluationReport.Entry(name: stem, score: s, counters: result.counters, allEvents: result.events),
+                recording.metadata.labels)
     }
 
     @Test("Scenarios leave the standard corpus byte for byte as it was, and parse by name")
