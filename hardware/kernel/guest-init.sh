@@ -2,7 +2,8 @@
 # host's read-only tree (started by the initramfs's init). $1 is the results
 # folder (writable, the same path as on the host); $1/.fs/ holds the request
 # written by run.sh and receives the answer:
-#   env      KREL, CACHE, CWD (read)
+#   krel, cache, cwd, chip  one line each: the kernel release, the module cache,
+#            the folder to run in, the chip (read)
 #   command  the shell command to run (read)
 #   stdout, stderr, rc, times, dmesg.txt (written); failure: "CODE message" when setup failed.
 # Sets up: IIO core, i2c-stub with an ADS1115 at 0x48 bound to ti-ads1015, i2c-dev,
@@ -11,7 +12,8 @@
 # the command with FORCESTAGE_IIO_DEVICE, FORCESTAGE_I2C_BUS, FORCESTAGE_SYSFS_TRIGGER,
 # FORCESTAGE_KERNEL_OUT and FORCESTAGE_KERNEL_FEEDER in its environment.
 OUT=$1; FS=$OUT/.fs
-. "$FS/env"
+get() { IFS= read -r "$1" < "$FS/$2"; }
+get KREL krel; get CACHE cache; get CWD cwd; get CHIP chip
 up() { cut -d' ' -f1 /proc/uptime; }
 mark() { echo "forcestage-kernel: stage $*"; }
 failed() { echo "$1 $2" > "$FS/failure"; mark "FAILED: $2"; dmesg > "$FS/dmesg.txt"; exit "$1"; }

@@ -84,20 +84,26 @@ fi
 
 # -- 4. the initramfs --------------------------------------------------------------
 INITRD=$CACHE/initramfs-$KREL.cpio.gz
-if [ ! -e "$INITRD" ] || [ "$HERE/initramfs-init" -nt "$INITRD" ]; then
+# Rebuilt when the init script differs from the one it was built from (a content
+# stamp, not a date: two checkouts of different ages share this cache).
+stamp() { { cat "$1"; echo "$2"; } | sha256sum | cut -c1-16; }
+STAMP=$(stamp "$HERE/initramfs-init" "virtio_pci 9pnet_virtio 9p overlay")
+if [ ! -e "$INITRD" ] || [ "$(cat "$INITRD.stamp" 2>/dev/null)" != "$STAMP" ]; then
     say "building the initramfs"
-    R=$CACHE/initramfs-root; rm -rf "$R"; mkdir -p "$R"/{bin,dev,proc,sys,mods,host,outshare}
+    R=$CACHE/initramfs-root; rm -rf "$R"; mkdir -p "$R"/{bin,dev,proc,sys,mods,host,outshare,rw}
     cp /bin/busybox "$R/bin/busybox"
     : > "$R/mods/order"
-    for m in virtio_pci 9pnet_virtio 9p; do
+    for m in virtio_pci 9pnet_virtio 9p overlay; do
         modprobe -d "$KROOT" -S "$KREL" --show-depends "$m" | awk '$1 == "insmod" {print $2}'
     done | awk '!seen[$0]++' | while read -r f; do cp "$f" "$R/mods/"; basename "$f" >> "$R/mods/order"; done
     install -m 0755 "$HERE/initramfs-init" "$R/init"
     (cd "$R" && find . | cpio -o -H newc --quiet | gzip -1) > "$INITRD.new" && mv "$INITRD.new" "$INITRD"
+    echo "$STAMP" > "$INITRD.stamp"
 fi
 # -- 5. the initramfs that boots systemd (hardware/kernel/systemd.sh): overlayfs too --
 INITRD_SYSTEMD=$CACHE/initramfs-systemd-$KREL.cpio.gz
-if [ ! -e "$INITRD_SYSTEMD" ] || [ "$HERE/initramfs-systemd-init" -nt "$INITRD_SYSTEMD" ]; then
+STAMP_SYSTEMD=$(stamp "$HERE/initramfs-systemd-init" "virtio_pci 9pnet_virtio 9p overlay")
+if [ ! -e "$INITRD_SYSTEMD" ] || [ "$(cat "$INITRD_SYSTEMD.stamp" 2>/dev/null)" != "$STAMP_SYSTEMD" ]; then
     say "building the systemd initramfs"
     R=$CACHE/initramfs-systemd-root; rm -rf "$R"; mkdir -p "$R"/{bin,dev,proc,sys,mods,host,outshare,rw,newroot}
     cp /bin/busybox "$R/bin/busybox"
@@ -107,6 +113,7 @@ if [ ! -e "$INITRD_SYSTEMD" ] || [ "$HERE/initramfs-systemd-init" -nt "$INITRD_S
     done | awk '!seen[$0]++' | while read -r f; do cp "$f" "$R/mods/"; basename "$f" >> "$R/mods/order"; done
     install -m 0755 "$HERE/initramfs-systemd-init" "$R/init"
     (cd "$R" && find . | cpio -o -H newc --quiet | gzip -1) > "$INITRD_SYSTEMD.new" && mv "$INITRD_SYSTEMD.new" "$INITRD_SYSTEMD"
+    echo "$STAMP_SYSTEMD" > "$INITRD_SYSTEMD.stamp"
 fi
 echo "KREL=$KREL"
 echo "CACHE=$CACHE"

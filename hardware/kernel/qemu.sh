@@ -8,6 +8,16 @@ ACCEL=${FORCESTAGE_KERNEL_ACCEL:-tcg}
 case "$ACCEL" in tcg|kvm) ;; *) say "FORCESTAGE_KERNEL_ACCEL=$ACCEL: use tcg or kvm"; exit 64;; esac
 CONSOLE=$OUT/console.log
 
+# put NAME VALUE: the request's value NAME, one raw line in $FS/NAME, which the
+# guest reads with `IFS= read -r` (a path may hold spaces, quotes and non-ASCII
+# letters, which neither the kernel command line nor a sourced file carries
+# safely); a value with a newline is refused.
+put() {
+    case "$2" in *"
+"*) say "$1 '$2' holds a newline, which the guest cannot be handed; use another folder"; exit 64;; esac
+    printf '%s\n' "$2" > "$FS/$1"
+}
+
 # boot_guest INITRD APPEND: starts QEMU in the background with initramfs INITRD
 # (a file in $CACHE) and kernel command line APPEND (after console=ttyS0 quiet
 # panic=-1); sets TP (the timeout's pid) and t0 (the start, for the wall time).

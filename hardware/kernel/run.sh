@@ -43,15 +43,22 @@ case "$CHIP" in ''|*[!a-z0-9_-]*) say "--chip $CHIP: an i2c device name is lower
 case "$TIMEOUT" in ''|*[!0-9]*) say "--timeout $TIMEOUT is not a whole number of seconds"; exit 64;; esac
 [ "$(id -u)" = 0 ] || { say "needs root (QEMU's 9p server must read the host tree)"; exit 2; }
 
+# The guest mounts its own /run, /proc, /sys and /dev over the host's; /tmp shows the
+# host's through a writable overlay, so a checkout there works.
+for p in "$PWD" "$HERE"; do
+    case "$p" in /run|/run/*|/proc/*|/sys/*|/dev/*) say "$p: the guest mounts its own /run, /proc, /sys and /dev over the host's, which hides this folder; run from a folder elsewhere"; exit 64;; esac
+done
 prep=$(bash "$HERE/prepare.sh") || exit $?
 KREL=$(echo "$prep" | sed -n 's/^KREL=//p'); CACHE=$(echo "$prep" | sed -n 's/^CACHE=//p')
 if [ -z "$OUT" ]; then OUT=$(mktemp -d /var/tmp/forcestage-kernel.XXXXXX); else mkdir -p "$OUT"; OUT=$(cd "$OUT" && pwd); fi
 FS=$OUT/.fs; rm -rf "$FS"; mkdir -p "$FS"
-printf 'KREL=%q\nCACHE=%q\nCWD=%q\nCHIP=%q\n' "$KREL" "$CACHE" "$PWD" "$CHIP" > "$FS/env"
-printf '%q ' "$@" > "$FS/command"
+# The command as words for the guest's /bin/sh (dash): each in single quotes ('\'' for
+# a quote), which keeps spaces and non-ASCII letters as they are.
+for a in "$@"; do printf "'%s' " "${a//\'/\'\\\'\'}"; done > "$FS/command"
 
 . "$HERE/qemu.sh"
-boot_guest "initramfs-$KREL.cpio.gz" "fs_out=$OUT fs_guest=$HERE/guest-init.sh"
+put krel "$KREL"; put cache "$CACHE"; put cwd "$PWD"; put chip "$CHIP"; put out "$OUT"; put guest "$HERE/guest-init.sh"
+boot_guest "initramfs-$KREL.cpio.gz" ""
 peak=0
 while kill -0 $TP 2>/dev/null; do
     q=$(pgrep -P $TP 2>/dev/null | head -1 || true)

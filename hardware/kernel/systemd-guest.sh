@@ -1,13 +1,14 @@
 # hardware/kernel/systemd-guest.sh - runs INSIDE the QEMU guest booted by
 # hardware/kernel/systemd.sh, as forcestage-check.service under systemd (PID 1),
 # with systemd-udevd running, on the host's / under a tmpfs overlay. $1 is the
-# results folder; $1/.fs/env gives KREL, CACHE, CWD, CHIP and DEB (the package).
+# results folder; $1/.fs/ gives krel, cache, cwd, chip and deb (the package), one line each.
 # Installs the package, binds the real ti-ads1015 driver to an i2c-stub chip,
 # starts forcestage.service against it and checks it as a user would; writes one
 # line per check to $1/.fs/checks ("ok NAME: detail" or "FAIL NAME: detail"),
 # the logs beside it, then powers the guest off.
 OUT=$1; FS=$OUT/.fs
-. "$FS/env"
+get() { IFS= read -r "$1" < "$FS/$2"; }
+get KREL krel; get CACHE cache; get CWD cwd; get CHIP chip; get DEB deb
 up() { cut -d' ' -f1 /proc/uptime; }
 mark() { echo "forcestage-kernel: stage $*"; }
 CH=$FS/checks; : > "$CH"

@@ -44,7 +44,8 @@ done
 prep=$(bash "$HERE/prepare.sh") || exit $?
 KREL=$(echo "$prep" | sed -n 's/^KREL=//p'); CACHE=$(echo "$prep" | sed -n 's/^CACHE=//p')
 if [ -z "$OUT" ]; then OUT=$(mktemp -d /var/tmp/forcestage-systemd.XXXXXX); else mkdir -p "$OUT"; OUT=$(cd "$OUT" && pwd); fi
-case "$OUT" in /tmp|/tmp/*|/run|/run/*) say "--out $OUT: the guest covers /tmp and /run with its own tmpfs; choose another folder"; exit 64;; esac
+case "$OUT" in /run|/run/*) say "--out $OUT: the guest mounts its own /run over the host's; choose another folder"; exit 64;; esac
+case "$PWD$HERE" in /run/*) say "$HERE: the guest mounts its own /run over the host's, which hides this checkout; use one elsewhere"; exit 64;; esac
 if [ -z "$DEB" ]; then
     say "building the package (hardware/debian/build.sh)"
     OUT="$OUT/dist" bash "$HERE/../debian/build.sh" >&2
@@ -52,14 +53,14 @@ if [ -z "$DEB" ]; then
 fi
 [ -f "$DEB" ] || { say "--deb $DEB: no such file"; exit 64; }
 DEB=$(cd "$(dirname "$DEB")" && pwd)/$(basename "$DEB")
-case "$DEB" in /tmp/*|/run/*) say "--deb $DEB: the guest cannot see /tmp or /run of the host; copy it elsewhere"; exit 64;; esac
+case "$DEB" in /run/*) say "--deb $DEB: the guest cannot see the host's /run; copy it elsewhere"; exit 64;; esac
 FS=$OUT/.fs; rm -rf "$FS"; mkdir -p "$FS"
-printf 'KREL=%q\nCACHE=%q\nCWD=%q\nCHIP=ads1115\nDEB=%q\n' "$KREL" "$CACHE" "$PWD" "$DEB" > "$FS/env"
 
 . "$HERE/qemu.sh"
+put krel "$KREL"; put cache "$CACHE"; put cwd "$PWD"; put chip ads1115; put deb "$DEB"; put out "$OUT"; put guest "$HERE/systemd-guest.sh"
 # fstab=no: the host's /etc/fstab names the host's disks; show_status=true: every unit on the console log.
 boot_guest "initramfs-systemd-$KREL.cpio.gz" \
-    "systemd.unit=forcestage-check.target fstab=no systemd.gpt_auto=no systemd.show_status=true fs_out=$OUT fs_guest=$HERE/systemd-guest.sh"
+    "systemd.unit=forcestage-check.target fstab=no systemd.gpt_auto=no systemd.show_status=true"
 qrc=0; wait $TP || qrc=$?
 wall=$(echo "$(date +%s.%N) - $t0" | bc)
 [ -s "$FS/checks" ] && cat "$FS/checks"
