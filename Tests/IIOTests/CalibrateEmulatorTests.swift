@@ -149,7 +149,7 @@ struct CalibrateEmulatorTests {
         defer { try? FileManager.default.removeItem(at: dir) }
         let demo = packageRoot.appendingPathComponent("hardware/recordings/demo-hx711.json")
         let tmuxSession = try TmuxSession(name: "fs-meter-\(getpid())", in: dir,
-                                          commandLine: "\(forcestage!) emulate \(demo.path) -- \(forcestage!) meter --calibration \(demo.path)")
+                                          commandLine: "\(shellQuoted(forcestage!)) emulate \(shellQuoted(demo.path)) -- \(shellQuoted(forcestage!)) meter --calibration \(shellQuoted(demo.path))")
         defer { tmuxSession.close() }
         // The demo's slam is at 4 s: wait until its pop has been shown.
         let shown = try tmuxSession.waitForScreen(seconds: 30) { $0.contains(" pop ") && $0.contains("state idle") }
@@ -183,7 +183,7 @@ struct CalibrateEmulatorTests {
         let demo = packageRoot.appendingPathComponent("hardware/recordings/demo-hx711.json")
         // The shell traps SIGINT so that it survives the Ctrl-C and reports what the meter left behind.
         let tmuxSession = try TmuxSession(name: "fs-meter-c-\(getpid())", in: dir, commandLine:
-            "\(forcestage!) emulate \(demo.path) -- \(forcestage!) meter --calibration \(demo.path)", trapInterrupt: true)
+            "\(shellQuoted(forcestage!)) emulate \(shellQuoted(demo.path)) -- \(shellQuoted(forcestage!)) meter --calibration \(shellQuoted(demo.path))", trapInterrupt: true)
         defer { tmuxSession.close() }
         _ = try tmuxSession.waitForScreen(seconds: 30) { $0.contains("last events:") }
         try tmuxSession.send("C-c")
@@ -206,7 +206,7 @@ struct MeterPlateMapTests {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let tmuxSession = try TmuxSession(name: "fs-meter-map-\(getpid())", in: dir, commandLine:
-            "\(forcestage!) emulate --sensor ad7124-4 \(rec.path) -- \(forcestage!) meter --calibration \(rec.path)")
+            "\(shellQuoted(forcestage!)) emulate --sensor ad7124-4 \(shellQuoted(rec.path)) -- \(shellQuoted(forcestage!)) meter --calibration \(shellQuoted(rec.path))")
         defer { tmuxSession.close() }
         var pressed = "", idle = ""
         _ = try tmuxSession.waitForScreen(seconds: 30, every: 100_000) { shown in

@@ -294,7 +294,7 @@ struct RealKernelTests {
         let fed = try ads1115Recording(Array(lockstepValues(count: 1720, seed: 9)), rateHz: 860, in: dir, name: "seq")
         let state = #"d=/sys/bus/iio/devices/iio:device0; echo "enable=$(cat $d/buffer/enable) length=$(cat $d/buffer/length) watermark=$(cat $d/buffer/watermark) voltage0_en=$(cat $d/scan_elements/in_voltage0_en) timestamp_en=$(cat $d/scan_elements/in_timestamp_en)""#
         let script = """
-        \(state); \(forcestage!) record -o \(dir.path)/seq-out.json --rate 860 --channel voltage0 --duration 1.5 & P=$!
+        \(state); \(shellQuoted(forcestage!)) record -o \(shellQuoted(dir.path + "/seq-out.json")) --rate 860 --channel voltage0 --duration 1.5 & P=$!
         for k in $(seq 200); do [ "$(cat /sys/bus/iio/devices/iio:device0/buffer/enable)" = 1 ] && break; sleep 0.01; done
         \(state); wait $P; \(state)
         """

@@ -104,3 +104,9 @@ public func lines(_ text: String) -> [String] {
 
 /// The built `forcestage` executable (`.build/debug/forcestage` when none is built yet, so a test fails naming it).
 public let forcestageBinary: URL = builtExecutable("forcestage") ?? packageRoot.appendingPathComponent(".build/debug/forcestage")
+
+/// `text` as one word of a POSIX shell command line (single quotes, `'\''` for a quote), so a
+/// path with spaces or non-ASCII letters (a clone under `/tmp/fs tëst.d/p`) stays one argument.
+public func shellQuoted(_ text: String) -> String {
+    "'" + text.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
+}

@@ -36,8 +36,10 @@ struct SystemdUnitTests {
         try? FileManager.default.removeItem(at: dir)
         defer { try? FileManager.default.removeItem(at: dir) }
         try FileManager.default.createDirectory(at: dir.appendingPathComponent("forcestage.service.d"), withIntermediateDirectories: true)
-        // The binary's path as installed is not on this machine: point ExecStart at the build.
-        let text = try String(contentsOf: unit, encoding: .utf8).replacingOccurrences(of: "/usr/local/bin/forcestage", with: forcestageBinary.path)
+        // The binary's path as installed is not on this machine: point ExecStart at the build,
+        // in double quotes, which systemd reads as one word (the clone's path may hold spaces).
+        let service = forcestageBinary.deletingLastPathComponent().appendingPathComponent("forcestage-service").path
+        let text = try String(contentsOf: unit, encoding: .utf8).replacingOccurrences(of: "/usr/local/bin/forcestage-service", with: "\"\(service)\"")
         try text.write(to: dir.appendingPathComponent("forcestage.service"), atomically: true, encoding: .utf8)
         try FileManager.default.copyItem(at: dropIn, to: dir.appendingPathComponent("forcestage.service.d/uinput.conf"))
         let p = Process()
