@@ -63,6 +63,13 @@ struct ReadmeTourTests {
         #expect(blocks.contains { $0.needsEmulator }, "no tour block runs through the emulator")
     }
 
+    @Test("The README stays a page read in five minutes: at most 250 lines, the rest in docs/")
+    func readmeIsShort() throws {
+        let text = try String(contentsOf: TourBlock.readme, encoding: .utf8)
+        let count = text.split(separator: "\n", omittingEmptySubsequences: false).count
+        #expect(count <= 250, "README.md has \(count) lines")
+    }
+
     @Test("A tour block runs as written and prints its lines", arguments: TourBlock.all.filter { !$0.needsEmulator })
     func plainBlock(_ block: TourBlock) throws {
         try Self.run(block)
