@@ -1,7 +1,7 @@
 // swift-tools-version: 6.2
 import PackageDescription
 
-// The house (README, "Map of the house"): arrows point inward, toward Core.
+// The house (docs/architecture.md, "Map of the house"): arrows point inward, toward Core.
 //
 //   CLI (forcestage) ──► ServiceCommand (run, status as ArgumentParser commands) ──► ServiceRun
 //   forcestage-service ──► ServiceRun (run, status: options, own parser, execution) ──► Service ──► IIO ──► Core

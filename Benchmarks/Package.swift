@@ -1,6 +1,6 @@
 // swift-tools-version: 6.2
 // The benchmark package: run from this directory with `swift package benchmark`
-// (see the README's "Benchmarks and regression runs"). It is a package of its own
+// (see docs/benchmarks.md). It is a package of its own
 // so that `swift test` in the main package never builds the benchmark framework.
 import PackageDescription
 

@@ -1,7 +1,7 @@
 // swift-tools-version: 6.2
 // libFuzzer targets for ForceStage's input readers. Kept out of the main
 // package so `swift build` / `swift test` there are unaffected. Build and run
-// with ./run.sh (see README "Fuzzing").
+// with ./run.sh (see docs/architecture.md, "Fuzzing").
 import PackageDescription
 
 let fuzzTarget: [SwiftSetting] = [.unsafeFlags(["-parse-as-library"])]

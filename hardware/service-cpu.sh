@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The service's CPU against iio_readdev's, over the same period: issue 17's
-# goal (the service at 860 scans/s within 1.5x iio_readdev's CPU, <= 2 threads
+# The service's CPU against iio_readdev's, over the same period: the
+# target (the service at 860 scans/s within 1.5x iio_readdev's CPU, <= 2 threads
 # on the hot path). Two emulators play the same ADS1115 recording at 860
 # scans/s side by side (each in its own namespace, so each reader has its own
 # device), one under `forcestage run`, one under `iio_readdev -b 4`; after a
@@ -74,7 +74,7 @@ print(f"same {wall:.1f} s window, 860 scans/s each (CPU = utime+stime over wall,
 print(f"  forcestage service: {service:.2f} s CPU, {service / wall * 100:.2f} % of a core, {st} threads")
 print(f"  iio_readdev -b 4:   {readdev:.2f} s CPU, {readdev / wall * 100:.2f} % of a core, {rt} threads")
 if readdev > 0:
-    print(f"  service / iio_readdev: {service / readdev:.2f}x (issue 17's goal: <= 1.5x)")
+    print(f"  service / iio_readdev: {service / readdev:.2f}x (target: <= 1.5x)")
 else:
     print("  iio_readdev used under one tick: no ratio (try more SECONDS)")
 sn, rn = (sn1 - sn0) / 1e9, (rn1 - rn0) / 1e9

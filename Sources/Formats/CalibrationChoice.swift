@@ -4,8 +4,8 @@ import Glibc
 #endif
 
 /// Where a panel's calibration and levels come from: the one place the
-/// precedence is decided, for every command that classifies (README,
-/// "Which calibration a command uses").
+/// precedence is decided, for every command that classifies
+/// (docs/getting-started.md, "Which calibration a command uses").
 ///
 /// The rule, first that applies wins:
 /// 1. `--profile P.toml`;

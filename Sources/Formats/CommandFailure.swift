@@ -6,7 +6,7 @@ import Musl
 
 /// The exit statuses every command of `forcestage`, `forcestage-service` and
 /// `forcestage-bench` uses, and the service's start
-/// errors carry (README, "Limits, errors and fuzzing"): the only exit-code convention.
+/// errors carry (docs/getting-started.md, "Errors, exit statuses and limits"): the only exit-code convention.
 public enum ExitStatus: Int32, Sendable {
     /// A device, service or run-time fault: no such device, lost sensor,
     /// socket unusable, no service answering, a threshold not met.

@@ -1,5 +1,5 @@
 /// The bounds every input is validated against before it reaches the core.
-/// The README's "Limits" table lists them with what happens at each.
+/// docs/getting-started.md's "Limits" table lists them with what happens at each.
 public enum Limits {
     /// Largest recording metadata file (`STEM.json`), bytes.
     public static let maximumMetadataBytes = 4 << 20

@@ -3,7 +3,7 @@ import Glibc
 #endif
 
 // The few text operations the service path used from Foundation (`import
-// Foundation` loads ICU; README, "Footprint"), done on Unicode scalars as
+// Foundation` loads ICU; docs/benchmarks.md, "Footprint"), done on Unicode scalars as
 // Foundation does them, never on grapheme clusters (where "\r\n" is one Character).
 
 extension String {

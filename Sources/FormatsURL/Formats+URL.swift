@@ -8,7 +8,7 @@ import Foundation
 // The `URL` and `Data` forms of ForceStageFormats' file API, for the tools, the
 // emulator, the benchmarks and the tests. ForceStageFormats itself takes paths
 // and bytes and imports no Foundation, so `forcestage-service` loads none
-// (README, "Footprint"); each form here is one call to its path-based core.
+// (docs/benchmarks.md, "Footprint"); each form here is one call to its path-based core.
 
 extension Profile {
     /// Reads and validates a profile (``Profile/load(path:)``).

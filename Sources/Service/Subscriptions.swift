@@ -7,7 +7,7 @@ import ForceStageFormats
 /// times a second. Built only by ``parse(_:regions:gestures:sampleRateHz:)``,
 /// which validates a client's `subscribe` line against the loaded profile.
 ///
-/// The line (see README, "The service"): `subscribe [KIND[,KIND...]] [region=NAME[,NAME...]] [HZ]`.
+/// The line (see docs/service.md, "Subscriptions"): `subscribe [KIND[,KIND...]] [region=NAME[,NAME...]] [HZ]`.
 /// Each `subscribe` replaces the client's subscription whole; what it leaves
 /// out is the default (every kind but `progress`; every region); a bare
 /// `subscribe` is the default again. HZ, the `progress` rate, only with

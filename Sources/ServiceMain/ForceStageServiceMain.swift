@@ -7,12 +7,12 @@ import Musl
 #endif
 
 /// `forcestage-service`: `forcestage run` and `forcestage status` in a program that
-/// links neither Foundation nor swift-argument-parser (README, "Footprint"), so the
+/// links neither Foundation nor swift-argument-parser (docs/benchmarks.md, "Footprint"), so the
 /// long-lived service loads no Foundation library. `forcestage run|status` execs it
 /// when it is installed beside `forcestage`; the systemd unit starts it directly.
 /// It parses the same options into the same ``RunOptions`` and ``StatusOptions``
 /// and runs the same code, so it prints as `forcestage run` with the same
-/// messages and exit statuses (README, "Limits, errors and fuzzing").
+/// messages and exit statuses (docs/getting-started.md, "Errors, exit statuses and limits").
 @main
 struct ForceStageServiceMain {
     static func main() {

@@ -6,7 +6,7 @@ import Musl
 import ForceStageFormats
 
 /// `forcestage-service`, the program that holds `run` and `status` without
-/// Foundation (README, "Footprint"), installed beside `forcestage`.
+/// Foundation (docs/benchmarks.md, "Footprint"), installed beside `forcestage`.
 public enum ServiceExecutable {
     /// Its file name, beside `forcestage`.
     public static let name = "forcestage-service"

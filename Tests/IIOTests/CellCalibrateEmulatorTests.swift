@@ -5,7 +5,7 @@ import ForceStageCore
 import ForceStageFormats
 import ForceStageTools
 
-/// Issue 15: plates of two, three and four cells calibrated cell by cell, typed at a terminal against the emulator.
+/// Plates of two, three and four cells calibrated cell by cell, typed at a terminal against the emulator.
 extension CalibrateEmulatorTests {
     @Test("A bar, a triangle and four corners typed at a terminal against the emulated AD7124-4: each saved gain within 1 % of the synthesizer's, standard positions (the corners: CentreOfPressureTests)",
           arguments: [("panel2", 1, "the right end"), ("panel3", 2, "the middle of the front edge"),

@@ -139,7 +139,7 @@ ls /dev/input > "$O/uinput-after.txt"
 kill -TERM $A; wait $A; echo $? > "$O/actuator.rc"
 
 step uinput-emulated
-# The README's try-it-without-a-sensor: the emulator replays the press recording into run --uinput
+# docs/service.md's try-it-without-a-sensor: the emulator replays the press recording into run --uinput
 # with the default key map. --start-after holds the recording's first scan back until emu.go exists,
 # made once evtest reads the device: no press can come before. The service's refill waits meanwhile
 # (--timeout-ms 60000, a bound on evtest's start-up, not a race with it); --end-after-recording ends

@@ -171,7 +171,7 @@ func iioInfoShape(_ text: String) -> [String] {
         let line = raw.trimmingCharacters(in: .whitespaces)
         if line.hasPrefix("iio:device") || line.hasPrefix("trigger") || line.hasPrefix("iio_sysfs_trigger") { inside = line.hasPrefix("iio:device") && line.contains(": ads1015"); continue }
         guard inside else { continue }
-        // Which trigger is attached differs by design (the emulator plays a board with one attached; README).
+        // Which trigger is attached differs by design (the emulator plays a board with one attached; docs/hardware.md).
         if line.contains("trigger") { continue }
         if line.hasPrefix("attr ") { out.append(line.replacingOccurrences(of: #" value:.*$"#, with: "", options: .regularExpression)) } else if !line.contains("label") { out.append(line) }
     }

@@ -52,7 +52,7 @@ struct ServiceHardeningTests {
         kill(pid_t(pid), SIGTERM)
         #expect(service.wait(timeout: 20) == 0, "\(service.stderr)")
         let log = service.stderr
-        // The profile reader bounds budget_ms itself (README "Limits"), naming the line and key.
+        // The profile reader bounds budget_ms itself (docs/getting-started.md, "Limits"), naming the line and key.
         #expect(log.contains("latency.budget_ms: must be at most 60000"), "\(log)")
         #expect(log.contains("press_ms: must be at most"), "press_ms = 1e30 is refused by the profile's bounds")
         #expect(log.components(separatedBy: "profile reload refused; the old profile stays").count - 1 == 4)

@@ -19,7 +19,7 @@ struct SocketLineTests {
         #expect(ok.feed(fits) == [.command(.unknown(String(repeating: "x", count: 60) + "..."))])
         #expect(!ok.failed)
         for length in [1025, 1500, 2047] {
-            // In one piece, and split as recv splits it (1024-byte reads): the 1 025-2 047 case that used to slip through.
+            // In one piece, and split as recv splits it (1024-byte reads): the 1 025-2 047 case, which a check on each read alone would let through.
             let line = [UInt8](repeating: UInt8(ascii: "y"), count: length) + [10] + Array("status\n".utf8)
             var whole = SocketLineReader()
             #expect(whole.feed(line) == [.overlong], "\(length) bytes in one piece")

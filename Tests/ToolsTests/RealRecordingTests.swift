@@ -5,7 +5,7 @@ import Testing
 import ForceStageFormats
 import ForceStageTools
 
-/// Issue 13: the classifier scored on recordings it was not tuned on — the
+/// The classifier scored on recordings it was not tuned on — the
 /// real-sensor logs and the independent generator's recordings in
 /// ../shared/recordings — and a negative-gain panel against its positive twin.
 @Suite("Real recordings")

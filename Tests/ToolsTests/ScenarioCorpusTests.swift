@@ -5,7 +5,7 @@ import ForceStageCore
 import ForceStageFormats
 import ForceStageTools
 
-/// The synthesizer's real-sensor scenarios (issue 13) as a regression set:
+/// The synthesizer's real-sensor scenarios as a regression set:
 /// every panel with every scenario that fits it, scored by the spec's rule.
 @Suite("Scenario corpus")
 struct ScenarioCorpusTests {
@@ -23,13 +23,13 @@ struct ScenarioCorpusTests {
             #expect(kinds[.forcedRelease] == 0, "\(entry.stem)")
             #expect(s.labels > 80, "\(entry.stem): the scenario presses are there")
             if setup.sampleRateHz >= 80 {
-                // What remains there is early detection of creeping or drifting presses (README).
+                // What remains there is early detection of creeping or drifting presses (docs/accuracy.md).
                 for k in [DisagreementKind.falseEvent, .double, .missed, .late] {
                     #expect(kinds[k] == 0, "\(entry.stem): \(k.rawValue) \(kinds[k] ?? -1): \(e.disagreements)")
                 }
                 #expect(s.f1 >= 0.95, "\(entry.stem): F1 \(s.f1)")
             } else {
-                // 10 scans/s: one-scan valleys and taps (README, "what it still gets wrong").
+                // 10 scans/s: one-scan valleys and taps (docs/accuracy.md, "What it still gets wrong").
                 #expect(s.f1 >= 0.98, "\(entry.stem): F1 \(s.f1)")
             }
             scored += 1
@@ -40,11 +40,11 @@ struct ScenarioCorpusTests {
     @Test("The low-SNR FSR's slow climbs toward pop: at most three pops before their window on the scenario FSR files")
     func fsrSlowPops() throws {
         // The FSR's counts noise reads some five times larger in newtons at
-        // pop than at rest; read on the reading, four pops of these two
-        // files came 42-244 ms before the force crossed (main before
-        // acc-17). The three left: the thermal offset under the noise, a
-        // 1.3 mN/scan ramp's creep, the noise alone at -56 ms
-        // (Benchmarks/ACCURACY.md, acc-17). A ratchet: it may only go down.
+        // pop than at rest; read on the plain reading, four pops of these two
+        // files came 42-244 ms before the force crossed, which the smoothed
+        // pop level prevents. The three left: the thermal offset under the
+        // noise, a 1.3 mN/scan ramp's creep, the noise alone at -56 ms
+        // (docs/accuracy.md). A ratchet: it may only go down.
         var earlyPops = 0
         var scored = 0
         for entry in Synthesizer.scenarioCorpus() where entry.options.panel == .fsrADS1115 {
@@ -63,10 +63,10 @@ struct ScenarioCorpusTests {
 
     @Test("A firm press held against a stop on a creeping FSR pops within its window: no missed or late pop on FSR seeds 13-16")
     func fsrClippedHoldsPop() throws {
-        // The stop (1.15 x pop) clips the reading; creep-compensated, seed 13's
-        // clipped holds read below pop, one never popped and one popped 74 ms
-        // late (Benchmarks/ACCURACY.md, acc-17 and acc-19). The corpus's FSR
-        // scenario set, seeds past the corpus's own.
+        // The stop (1.15 x pop) clips the reading; were it creep-compensated,
+        // seed 13's clipped holds would read below pop, one never popping and
+        // one popping 74 ms late: a clipped reading is not compensated. The
+        // corpus's FSR scenario set, seeds past the corpus's own.
         var pops = 0
         for seed: UInt64 in 13...16 {
             let options = SynthOptions(panel: .fsrADS1115, seed: seed, duration: 120, artefacts: .all,

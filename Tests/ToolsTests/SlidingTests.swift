@@ -5,7 +5,7 @@ import ForceStageCore
 @testable import ForceStageFormats
 @testable import ForceStageTools
 
-/// Sliding presses (issue 15): the synthesizer moves presses across the plate
+/// Sliding presses: the synthesizer moves presses across the plate
 /// while they are held, labels them where the finger is at each label's scan,
 /// and the centre of pressure follows.
 @Suite("Sliding presses")

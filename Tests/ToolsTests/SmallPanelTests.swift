@@ -5,7 +5,7 @@ import ForceStageCore
 @testable import ForceStageFormats
 @testable import ForceStageTools
 
-/// Panels of two and three cells in the synthesizer (issue 15): a bar on two
+/// Panels of two and three cells in the synthesizer: a bar on two
 /// cells and a plate on the spec's triangle of three, each cell with its own
 /// gain and zero, labelled with x/y.
 @Suite("Two- and three-cell panels")

@@ -53,7 +53,7 @@ sed 's#/usr/local/lib/forcestage/#/usr/lib/forcestage/#' hardware/udev/60-forces
     | install -D -m 0644 /dev/stdin "$stage/usr/lib/udev/rules.d/60-forcestage-iio.rules"
 install -D -m 0755 hardware/udev/forcestage-iio-permissions "$stage/usr/lib/forcestage/forcestage-iio-permissions"
 install -D -m 0644 hardware/debian/61-forcestage-uinput.rules "$stage/usr/lib/udev/rules.d/61-forcestage-uinput.rules"
-# The uinput drop-in, not active: the README's "Input device" says how to turn it on.
+# The uinput drop-in, not active: docs/service.md, "Input device", says how to turn it on.
 install -D -m 0644 hardware/systemd/forcestage.service.d/uinput.conf "$stage/usr/share/forcestage/systemd/uinput.conf"
 install -D -m 0644 hardware/debian/sysusers.conf "$stage/usr/lib/sysusers.d/forcestage.conf"
 install -D -m 0644 hardware/debian/tmpfiles.conf "$stage/usr/lib/tmpfiles.d/forcestage.conf"

@@ -36,7 +36,7 @@ ls /usr/share/forcestage/profiles/*.toml >/dev/null || fail "no example profiles
 if command -v systemd-analyze >/dev/null; then
     systemd-analyze verify /usr/lib/systemd/system/forcestage.service || fail "systemd-analyze verify rejects the unit"
     echo "systemd-analyze verify: the unit is accepted"
-    # The shipped uinput drop-in, put where the README says, must verify too and reach ExecStart.
+    # The shipped uinput drop-in, put where docs/service.md says, must verify too and reach ExecStart.
     d=/etc/systemd/system/forcestage.service.d
     install -D -m 0644 /usr/share/forcestage/systemd/uinput.conf "$d/uinput.conf"
     trap 'rm -f "$d/uinput.conf"; rmdir "$d" 2>/dev/null || true; dpkg --purge forcestage >/dev/null || true; rm -rf "$out"' EXIT

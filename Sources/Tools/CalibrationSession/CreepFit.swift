@@ -75,7 +75,8 @@ struct CreepFit: Equatable {
         let sigma = max((fit.sse / max(1, count - 2)).squareRoot(), noise)
         let error = sigma / fit.sgg.squareRoot()
         // A rise four standard errors clear, and at least half a per cent of the
-        // load (smaller creep is not worth compensating: acc-15's slow presses).
+        // load (smaller creep is not worth compensating: compensating a creep
+        // that is not there makes a slow press late).
         guard fit.b > 4 * error && fit.b > 0.005 * fit.a else { return .flat(rise: fit.b, riseError: error) }
         // A time constant past the hold's length (or at the grid's end) is not
         // told apart from a larger amount reached later: the asymptote is unseen.

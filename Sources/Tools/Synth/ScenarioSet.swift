@@ -2,7 +2,7 @@ import Foundation
 import ForceStageFormats
 
 /// Real-sensor physics a synthesized recording can carry on top of the
-/// artefacts (issue 13): what real panels do that the standard mix never made.
+/// artefacts: what real panels do that the standard mix never made.
 ///
 /// Labels stay those of the recording spec, from the noise-free finger force:
 /// sensor physics (floor, clipping, creep, hysteresis, vibration, thermal
@@ -37,7 +37,7 @@ public struct ScenarioSet: OptionSet, Sendable, Hashable {
     public static let longHolds = ScenarioSet(rawValue: 1 << 9)
     /// Noise of about 4 % of the peek level rms (a poor panel).
     public static let lowSNR = ScenarioSet(rawValue: 1 << 10)
-    /// Presses that move across the plate while held (issue 15), on a panel
+    /// Presses that move across the plate while held, on a panel
     /// with several cells: about two in three slide up to 0.8 plate units, at
     /// most 1 plate unit/s on average; labels carry the position at their scan.
     /// Not in `all` (the real-sensor set), so `all` writes what it always wrote.
@@ -51,7 +51,7 @@ public struct ScenarioSet: OptionSet, Sendable, Hashable {
         ("long-holds", .longHolds), ("low-snr", .lowSNR), ("sliding", .sliding),
     ]
 
-    /// Every real-sensor scenario (issue 13): everything but `sliding`, which is asked for by name.
+    /// Every real-sensor scenario: everything but `sliding`, which is asked for by name.
     public static let all = ScenarioSet(names.map(\.1)).subtracting(.sliding)
 
     /// The scenarios that need a panel with several cells.

@@ -330,7 +330,7 @@ public enum Synthesizer {
         return list
     }()
 
-    /// The scenario corpus (issue 13): every panel of ``PanelKind/corpusKinds``, two seeds, every artefact
+    /// The scenario corpus: every panel of ``PanelKind/corpusKinds``, two seeds, every artefact
     /// and the given scenarios, 120 s each (600 s at 10 scans/s), named
     /// `PANEL-scenarios-sSEED`. FSR creep and the zero floor go only to the
     /// FSR panel and vibration only to load cells (an FSR cannot read below zero);
