@@ -3,10 +3,13 @@
 #
 #   bash Benchmarks/regression.sh
 #
-# 1. Accuracy: synthesizes the fixed-seed corpus, runs `forcestage evaluate` on it
+# 1. Accuracy: synthesizes the fixed-seed corpus and runs `forcestage evaluate` on it
 #    with a minimum F1 and a minimum fraction of peeks and pops within
-#    max(2 scans, 10 ms), and compares every recording with the committed
-#    reference (Benchmarks/reference-evaluation.json), printing what moved.
+#    max(2 scans, 10 ms); then Benchmarks/score-sets.sh scores every labelled set
+#    (the shared samples, real/ and validation/ beside the checkout, the own corpus
+#    and the scenario corpus) and compares every recording with the committed
+#    reference (Benchmarks/reference-sets.json): any drop in F1 or in-target
+#    share, or a false event or miss more, fails and prints what moved.
 # 2. Allocations: the package-benchmark thresholds (zero allocations on the
 #    per-scan path), `swift package benchmark thresholds check`.
 # 3. Instructions: instructions per scan under callgrind (Benchmarks/instructions.sh)
@@ -27,7 +30,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 failed=()
 
-echo "== accuracy: fixed-seed synthesized corpus"
+echo "== accuracy: the fixed-seed synthesized corpus against --min-f1 and --min-within, beside the comparison classifiers"
 swift build -c release --product forcestage >"$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
 bin=$(swift build -c release --show-bin-path)/forcestage
 "$bin" synth --corpus "$work/corpus" >/dev/null || exit 1
@@ -35,36 +38,12 @@ if ! "$bin" evaluate "$work"/corpus/*.json --compare --min-f1 "$MIN_F1" --min-wi
     failed+=("evaluate: below --min-f1 $MIN_F1 or --min-within $MIN_WITHIN")
 fi
 tail -6 "$work/eval.txt"
-"$bin" evaluate "$work"/corpus/*.json --json >"$work/eval.json" || true
+
+echo "== accuracy: every labelled set against Benchmarks/reference-sets.json (Benchmarks/score-sets.sh)"
 if [ "${UPDATE_REFERENCE:-}" = 1 ]; then
-    cp "$work/eval.json" Benchmarks/reference-evaluation.json
-    echo "reference rewritten: Benchmarks/reference-evaluation.json"
-else
-    if ! python3 - "$work/eval.json" Benchmarks/reference-evaluation.json <<'EOF'
-import json, sys
-now = {r["recording"]: r for r in json.load(open(sys.argv[1]))["recordings"]}
-ref = {r["recording"]: r for r in json.load(open(sys.argv[2]))["recordings"]}
-worse = False
-for name in sorted(set(now) | set(ref)):
-    a, b = ref.get(name), now.get(name)
-    if a is None or b is None:
-        print(f"  {name}: {'new' if a is None else 'missing'} recording")
-        worse = True
-        continue
-    for key in ("f1", "withinTargetFraction", "falseEvents", "misses"):
-        if a[key] != b[key]:
-            better = b[key] > a[key] if key in ("f1", "withinTargetFraction") else b[key] < a[key]
-            worse |= not better
-            print(f"  {name}: {key} {a[key]:.4g} -> {b[key]:.4g} ({'better' if better else 'WORSE'})")
-    if a["latencyScans"] != b["latencyScans"]:
-        print(f"  {name}: latency scans {a['latencyScans']} -> {b['latencyScans']}")
-if not worse:
-    print("  no recording is worse than the reference")
-sys.exit(1 if worse else 0)
-EOF
-    then
-        failed+=("evaluate: worse than Benchmarks/reference-evaluation.json on some recording")
-    fi
+    bash Benchmarks/score-sets.sh --bin "$bin" --update || failed+=("score-sets: could not score every set")
+elif ! bash Benchmarks/score-sets.sh --bin "$bin" --check; then
+    failed+=("accuracy: worse than Benchmarks/reference-sets.json on some recording (listed above)")
 fi
 
 echo "== allocations: package-benchmark thresholds (Benchmarks/Thresholds)"
