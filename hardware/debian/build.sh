@@ -66,6 +66,9 @@ gzip -9n "$stage/usr/share/man/man1/forcestage.1"
 "$bin" completions zsh | install -D -m 0644 /dev/stdin "$stage/usr/share/zsh/vendor-completions/_forcestage"
 "$bin" completions fish | install -D -m 0644 /dev/stdin "$stage/usr/share/fish/vendor_completions.d/forcestage.fish"
 install -D -m 0644 README.md "$stage/usr/share/doc/forcestage/README.md"
+for page in docs/*.md; do   # the README's links to docs/ resolve beside it
+    install -D -m 0644 "$page" "$stage/usr/share/doc/forcestage/$page"
+done
 
 # Depends: the Debian packages that own the libraries the binaries load.
 depends=$(ldd "$stage/usr/bin/forcestage" "$stage/usr/bin/forcestage-service" | awk '$3 ~ /^\// {print $3} $1 ~ /^\// {print $1}' \
