@@ -148,11 +148,8 @@ struct ServiceHardeningTests {
     func outOfDescriptors() throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let (url, _) = try writePressTrain(in: dir, leadIn: 250, presses: 200)
-        let socket = dir.appendingPathComponent("ev.sock").path
-        let service = try Running([fs, "emulate", url.path, "--", "prlimit", "--nofile=64:64", fs, "run", "--calibration", url.path, "--socket", socket, "--no-stdout"], in: dir)
+        let (socket, service) = try startWithFewDescriptors(in: dir)
         defer { if service.process.isRunning { kill(service.process.processIdentifier, SIGKILL) } }
-        #expect(waitUntil(20) { statusNow(socket)?["health"] as? String == "streaming" }, "\(service.stderr)")
         let first = try SocketClient(path: socket)
         first.startReading()
         first.send("status\n")
@@ -225,20 +222,15 @@ struct ServiceHardeningTests {
         let before = answered()
         #expect(waitUntil(60) { answered() > before })
         stop.withLock { $0 = true }
-        let pid = try #require(statusServed(socket).flatMap { int($0["pid"]) })
-        kill(pid_t(pid), SIGTERM)
-        #expect(service.wait(timeout: 20) == 0, "\(service.stderr.suffix(800))")
+        try stopCleanly(service, socket: socket)
     }
 
     @Test("at its descriptor limit (RLIMIT_NOFILE 64) the service still answers forcestage status: the status line, then the refusal; counted as refused")
     func statusAtDescriptorLimit() throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let (url, _) = try writePressTrain(in: dir, leadIn: 250, presses: 200)
-        let socket = dir.appendingPathComponent("ev.sock").path
-        let service = try Running([fs, "emulate", url.path, "--", "prlimit", "--nofile=64:64", fs, "run", "--calibration", url.path, "--socket", socket, "--no-stdout"], in: dir)
+        let (socket, service) = try startWithFewDescriptors(in: dir)
         defer { if service.process.isRunning { kill(service.process.processIdentifier, SIGKILL) } }
-        #expect(waitUntil(20) { statusNow(socket)?["health"] as? String == "streaming" }, "\(service.stderr)")
         var held: [SocketClient] = []
         for _ in 0..<70 { if let c = try? SocketClient(path: socket) { held.append(c) } }
         defer { for c in held { shutdown(c.fd, Int32(SHUT_RDWR)) } }
@@ -256,9 +248,23 @@ struct ServiceHardeningTests {
         for c in held { shutdown(c.fd, Int32(SHUT_RDWR)) }
         held.removeAll()
         #expect(waitUntil(30) { statusServed(socket)?["health"] as? String == "streaming" }, "served again once descriptors are free")
-        let pid = try #require(statusNow(socket).flatMap { int($0["pid"]) })
+        try stopCleanly(service, socket: socket)
+    }
+
+    /// `run` on a train of 200 presses under RLIMIT_NOFILE 64, streaming: a descriptor table a test can fill.
+    func startWithFewDescriptors(in dir: URL) throws -> (socket: String, service: Running) {
+        let (url, _) = try writePressTrain(in: dir, leadIn: 250, presses: 200)
+        let socket = dir.appendingPathComponent("ev.sock").path
+        let service = try Running([fs, "emulate", url.path, "--", "prlimit", "--nofile=64:64", fs, "run", "--calibration", url.path, "--socket", socket, "--no-stdout"], in: dir)
+        #expect(waitUntil(20) { statusNow(socket)?["health"] as? String == "streaming" }, "\(service.stderr)")
+        return (socket, service)
+    }
+
+    /// SIGTERM to the service behind `socket` (its pid from a status it serves): it stops with status 0.
+    func stopCleanly(_ service: Running, socket: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let pid = try #require(statusServed(socket).flatMap { int($0["pid"]) }, sourceLocation: sourceLocation)
         kill(pid_t(pid), SIGTERM)
-        #expect(service.wait(timeout: 20) == 0, "\(service.stderr.suffix(800))")
+        #expect(service.wait(timeout: 20) == 0, "\(service.stderr.suffix(800))", sourceLocation: sourceLocation)
     }
 
     @Test("forcestage status on a service whose backlog is full: exit 5 within --timeout, one clear line")
