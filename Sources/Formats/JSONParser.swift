@@ -1,4 +1,4 @@
-/// A strict JSON reader (RFC 8259) into ``JSON``: duplicate object keys are an
+/// A strict JSON reader (RFC 8259) into ``JSON``: strings must be UTF-8, duplicate object keys are an
 /// error naming the key, nesting is bounded, numbers that overflow a Double
 /// are rejected, and every error carries the line.
 public struct JSONParseError: Error, Equatable, Sendable {
@@ -222,8 +222,11 @@ struct JSONReader {
             let c = bytes[i]
             if c == UInt8(ascii: "\"") {
                 i += 1
-                // Invalid UTF-8 is replaced, never trapped on.
-                return String(decoding: out, as: UTF8.self)
+                // JSON text is UTF-8 (RFC 8259 section 8.1): a string with other bytes is refused, not repaired.
+                guard let text = String(validating: out, as: UTF8.self) else {
+                    throw error("a string holds bytes that are not UTF-8")
+                }
+                return text
             }
             if c < 0x20 { throw error("a control character (0x\(String(c, radix: 16))) inside a string; escape it") }
             i += 1

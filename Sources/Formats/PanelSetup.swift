@@ -42,7 +42,7 @@ public struct PanelSetup: Sendable {
     ///
     /// - Parameters:
     ///   - layout: the layout of the channels actually in each scan.
-    ///   - forceChannels: the ids of the channels summed into the panel's force.
+    ///   - forceChannels: the ids of the channels summed into the panel's force, in any order (cells follow the scan).
     ///   - slot: the layout slot of a channel id, `nil` when it is not in the scan.
     ///   - forceCalibration: per-channel calibration by channel id.
     ///   - settings: classifier settings.
@@ -51,13 +51,20 @@ public struct PanelSetup: Sendable {
     public init(layout: ScanLayout, forceChannels: [String], slot: (String) -> Int?,
                 forceCalibration: [ForceChannelCalibration], settings: ClassifierSettings,
                 sampleRateHz: Double, timestampSlot: Int?) throws(Problem) {
-        var pairs: [(slot: Int, calibration: ChannelCalibration)] = []
-        var points: [PlatePoint] = []
+        var cells: [(slot: Int, entry: ForceChannelCalibration)] = []
         for id in forceChannels {
             guard let entry = forceCalibration.first(where: { $0.channel == id }) else { throw .uncalibrated(channel: id) }
             guard let s = slot(id) else { throw .notInScan(channel: id) }
-            do { pairs.append((s, try entry.mapping.core())) } catch { throw .badCalibration(channel: id, error) }
-            if let p = entry.position { points.append(p) }
+            cells.append((s, entry))
+        }
+        // Cells in scan order (a layout's slots ascend with the scan index), whatever order the
+        // caller lists the channels in: the standard corner positions are given in that order.
+        cells.sort { $0.slot < $1.slot }
+        var pairs: [(slot: Int, calibration: ChannelCalibration)] = []
+        var points: [PlatePoint] = []
+        for cell in cells {
+            do { pairs.append((cell.slot, try cell.entry.mapping.core())) } catch { throw .badCalibration(channel: cell.entry.channel, error) }
+            if let p = cell.entry.position { points.append(p) }
         }
         do { calibration = try PanelCalibration(pairs, layout: layout) } catch { throw .panel(error) }
         // The creep allowance and compensation the settings leave open come

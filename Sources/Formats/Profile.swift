@@ -169,7 +169,14 @@ struct ProfileReader {
         for t in doc.arrays where t.name != "channel" && t.name != "region" {
             throw fail("[[\(t.name)]]", t.line, "is not a profile table", "per-channel calibration goes in [[channel]]")
         }
-        try unknownKeys(doc.root, allowed: ["schema", "name"], prefix: "")
+        // An array of tables written inline is read as its tables (TOMLDocument); an empty one is no tables.
+        for name in ["channel", "region"] {
+            guard let (value, line) = doc.root[name] else { continue }
+            guard case .array(let items) = value, items.isEmpty else {
+                throw fail(name, line, "must be an array of tables", "write [[\(name)]] tables, or \(name) = [{ ... }, { ... }]")
+            }
+        }
+        try unknownKeys(doc.root, allowed: ["schema", "name", "channel", "region"], prefix: "")
         guard let (schemaValue, schemaLine) = doc.root["schema"] else {
             throw fail("schema", nil, "missing", "start the profile with schema = \(Profile.schema)")
         }
@@ -303,12 +310,14 @@ struct ProfileReader {
             throw fail("channel", channelTables[Limits.maximumChannels].line, "more than \(Limits.maximumChannels) [[channel]] tables",
                        "calibrate only the panel's force channels")
         }
+        var curvePoints = 0
         for (i, t) in channelTables.enumerated() {
             let path = "channel[\(i)]"
             try unknownKeys(t, allowed: ["id", "zero_raw", "newtons_per_count", "curve", "position"], prefix: path)
             guard let id = try string(t, "id", "\(path).id") else {
                 throw fail("\(path).id", t.line, "missing", "name the IIO channel, e.g. id = \"voltage0\"")
             }
+            if let problem = ChannelID.problem(id) { throw fail("\(path).id", t["id"]?.line, problem, ChannelID.hint) }
             if channels.contains(where: { $0.channel == id }) {
                 throw fail("\(path).id", t["id"]?.line, "channel \"\(id)\" is calibrated twice", "keep one [[channel]] per channel")
             }
@@ -335,6 +344,11 @@ struct ProfileReader {
                     default:
                         throw fail("\(path).curve", line, error.message, "a curve maps raw counts to newtons")
                     }
+                }
+                // The panel keeps every curve's points in one pool: a profile past it is refused here, not first by replay or run.
+                curvePoints += points.count
+                guard curvePoints <= PanelCalibration.maximumCurvePoints else {
+                    throw fail("\(path).curve", line, CalibrationError.tooManyCurvePoints(curvePoints).message, "use fewer points per curve")
                 }
             } else {
                 guard let zero = try number(t, "zero_raw", "\(path).zero_raw") else {
@@ -376,6 +390,10 @@ struct ProfileReader {
             if let j = channels.indices.first(where: { channels[$0].position == nil }) {
                 throw fail("channel[\(j)].position", tables[j].line, "missing while channel[\(i)] has one",
                            "give every [[channel]] a position = [x, y], or none (four cells default to the corners)")
+            }
+            // The check a recording or device makes of the same positions (PanelSetup), so `profile check` agrees with it.
+            do { _ = try CellPositions(channels.compactMap(\.position)) } catch {
+                throw fail("channel[].position", tables[i]["position"]?.line ?? tables[i].line, error.message, "give the cells positions that span the plate, at least three not in a line")
             }
         }
         do { try settings.validate() } catch {

@@ -164,8 +164,10 @@ public struct RecordingMetadata: Equatable, Sendable {
         try ScanLayout(channels.map { (index: $0.index, format: $0.format) })
     }
 
-    /// The channels with role `force`, in the order given.
-    public var forceChannels: [RecordingChannel] { channels.filter { $0.role == .force } }
+    /// The channels with role `force` in scan order (ascending `index`), whatever
+    /// order `channels` lists them in: the panel's cells are numbered so, and the
+    /// standard positions of its corners follow that order (the spec's position section).
+    public var forceChannels: [RecordingChannel] { channels.filter { $0.role == .force }.sorted { $0.index < $1.index } }
     /// The timestamp channel, if any.
     public var timestampChannel: RecordingChannel? { channels.first { $0.role == .timestamp } }
 }

@@ -132,6 +132,7 @@ extension RecordingMetadata {
         for i in channelList.indices {
             let c = try top.element(channelList, i, of: "channels")
             let id = try c.string("id")!
+            if let problem = ChannelID.problem(id) { throw c.fail("id", problem, ChannelID.hint) }
             let index = try c.integer("index")!
             guard index >= 0 && index <= Int64(ScanLayout.maximumIndex) else {
                 throw c.fail("index", "\(index) does not fit a scan index (0...\(ScanLayout.maximumIndex))", "use the channel's scan_elements/*_index")

@@ -43,13 +43,17 @@ public struct TOMLTable: Sendable {
 /// underscores, control characters, floats that overflow, invalid dates.
 /// Nesting is bounded by ``Limits/maximumNesting``.
 ///
-/// The result is flattened for readers of a fixed schema: `root` holds the
-/// top-level keys that are not tables; `tables` every table by dotted name;
-/// `arrays` every `[[name]]` element in order.
+/// The result is flattened for readers of a fixed schema, by value, not by
+/// the syntax that wrote it: `root` holds the top-level keys that are not
+/// tables; `tables` every table by dotted name (`[name]`, `name.key = ...` or
+/// `name = { ... }`); `arrays` every element of an array of tables in order
+/// (`[[name]]` tables or `name = [{ ... }, ...]`). `value` is the whole document.
 public struct TOMLDocument: Sendable {
     public var root: TOMLTable
     public var tables: [TOMLTable] = []
     public var arrays: [TOMLTable] = []
+    /// Every top-level key and its value, tables included.
+    public var value: [String: TOMLValue] = [:]
 
     public struct ParseError: Error, Equatable {
         public var line: Int
@@ -66,6 +70,7 @@ public struct TOMLDocument: Sendable {
         var top_ = TOMLTable(name: "", line: 1)
         TOMLDocument.flatten(top, name: "", into: &self, table: &top_)
         root = top_
+        if case .table(let all) = top.value { value = all }
     }
 
     /// Copies `node`'s plain keys into `table` and its sub-tables into `tables`/`arrays`.
@@ -73,7 +78,10 @@ public struct TOMLDocument: Sendable {
         for entry in node.entries {
             let path = name.isEmpty ? entry.key : "\(name).\(entry.key)"
             switch entry.item {
-            case .value(let v, let lines):
+            case .value(_, _, let elements) where !elements.isEmpty:
+                // An array of inline tables is the same value as `[[path]]` tables.
+                flatten(elements: elements, name: path, into: &doc)
+            case .value(let v, let lines, _):
                 table.entries.append((entry.key, v, entry.line))
                 if case .array = v { table.itemLines[entry.key] = lines }
             case .table(let child):
@@ -83,14 +91,19 @@ public struct TOMLDocument: Sendable {
                 flatten(child, name: path, into: &doc, table: &t)
                 doc.tables[index] = t
             case .tableArray(let elements):
-                for element in elements {
-                    var t = TOMLTable(name: path, line: element.line)
-                    let index = doc.arrays.count
-                    doc.arrays.append(t)
-                    flatten(element, name: path, into: &doc, table: &t)
-                    doc.arrays[index] = t
-                }
+                flatten(elements: elements, name: path, into: &doc)
             }
+        }
+    }
+
+    /// Appends each element of an array of tables to `arrays`, its sub-tables after it.
+    private static func flatten(elements: [TOMLNode], name: String, into doc: inout TOMLDocument) {
+        for element in elements {
+            var t = TOMLTable(name: name, line: element.line)
+            let index = doc.arrays.count
+            doc.arrays.append(t)
+            flatten(element, name: name, into: &doc, table: &t)
+            doc.arrays[index] = t
         }
     }
 }
@@ -99,7 +112,8 @@ public struct TOMLDocument: Sendable {
 final class TOMLNode {
     enum Origin { case header, implicit, dotted, inline }
     enum Item {
-        case value(TOMLValue, itemLines: [Int])
+        /// `elements`: the tables of an array written as inline tables only (`[{...}, {...}]`), else empty.
+        case value(TOMLValue, itemLines: [Int], elements: [TOMLNode])
         case table(TOMLNode)
         case tableArray([TOMLNode])
     }
@@ -126,7 +140,7 @@ final class TOMLNode {
         var d: [String: TOMLValue] = [:]
         for e in entries {
             switch e.item {
-            case .value(let v, _): d[e.key] = v
+            case .value(let v, _, _): d[e.key] = v
             case .table(let t): d[e.key] = t.value
             case .tableArray(let ts): d[e.key] = .array(ts.map { $0.value })
             }
@@ -299,17 +313,18 @@ struct TOMLParser {
             throw ParseError(line: keyLine, message: "key \(path.joined(separator: ".")) is set twice")
         }
         var itemLines: [Int] = []
+        var elements: [TOMLNode] = []
         if peek() == UInt8(ascii: "{") {
             let inline = try inlineTable(depth: depth + 1)
             inline.line = keyLine
             node.set(last, .table(inline), line: keyLine)
         } else {
             let v: TOMLValue
-            do { v = try value(depth: depth, itemLines: &itemLines) } catch {
+            do { v = try value(depth: depth, itemLines: &itemLines, elements: &elements) } catch {
                 // Name the key whose value is at fault (a nested key is named once, innermost).
                 throw error.message.hasPrefix("key ") ? error : ParseError(line: error.line, message: "key \(path.joined(separator: ".")): \(error.message)")
             }
-            node.set(last, .value(v, itemLines: itemLines), line: keyLine)
+            node.set(last, .value(v, itemLines: itemLines, elements: elements), line: keyLine)
         }
     }
 
@@ -341,7 +356,9 @@ struct TOMLParser {
 
     // MARK: Values
 
-    mutating func value(depth: Int, itemLines: inout [Int]) throws(ParseError) -> TOMLValue {
+    /// A value; for an array, each item's line into `itemLines` and, when every
+    /// item is an inline table, those tables into `elements` (with their keys' lines).
+    mutating func value(depth: Int, itemLines: inout [Int], elements: inout [TOMLNode]) throws(ParseError) -> TOMLValue {
         guard depth < Limits.maximumNesting else { throw error("arrays or inline tables nested deeper than \(Limits.maximumNesting) levels") }
         guard let c = peek() else { throw error("expected a value") }
         switch c {
@@ -354,21 +371,26 @@ struct TOMLParser {
         case UInt8(ascii: "["):
             advance()
             var items: [TOMLValue] = []
+            var tables: [TOMLNode] = []
             while true {
                 try skipBlank()
-                if take(UInt8(ascii: "]")) { return .array(items) }
+                if take(UInt8(ascii: "]")) { break }
                 itemLines.append(line)
                 if peek() == UInt8(ascii: "{") {
-                    items.append(try inlineTable(depth: depth + 1).value)
+                    let table = try inlineTable(depth: depth + 1)
+                    tables.append(table)
+                    items.append(table.value)
                 } else {
-                    var ignored: [Int] = []
-                    items.append(try value(depth: depth + 1, itemLines: &ignored))
+                    var ignoredLines: [Int] = [], ignoredTables: [TOMLNode] = []
+                    items.append(try value(depth: depth + 1, itemLines: &ignoredLines, elements: &ignoredTables))
                 }
                 try skipBlank()
                 if take(UInt8(ascii: ",")) { continue }
                 guard take(UInt8(ascii: "]")) else { throw error("expected `,` or `]` in an array") }
-                return .array(items)
+                break
             }
+            elements = !items.isEmpty && tables.count == items.count ? tables : []
+            return .array(items)
         case UInt8(ascii: "{"):
             return try inlineTable(depth: depth + 1).value
         default:

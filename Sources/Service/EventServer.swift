@@ -33,6 +33,13 @@ final class EventClient {
     private var out: [UInt8] = []
     private var outOffset = 0
     private var reader = SocketLineReader()
+    /// Lines read but not served yet (from one read, at most 1024), and the next to serve.
+    private var waiting: [SocketLine] = []
+    private var waitingNext = 0
+    /// The most lines of one client served in one turn of the loop: a client that floods
+    /// commands waits for its next turn like every other client, and is read again only once
+    /// its waiting lines are served (meanwhile its sends fill the socket and it waits).
+    static let linesPerTurn = 16
     /// Close once the queue is written (after a protocol error or `quit`).
     var closeWhenFlushed = false
     var dead = false
@@ -124,14 +131,28 @@ final class EventClient {
         }
     }
 
-    /// Reads what arrived; returns the complete lines, or `nil` when the client closed.
-    /// A line longer than ``SocketLineReader/maximumLineBytes`` ends the array with `.overlong`.
-    func readLines() -> [SocketLine]? {
+    /// Whether lines read earlier still wait for a turn.
+    var hasWaitingLines: Bool { waitingNext < waiting.count }
+
+    /// Reads what arrived (at most 1024 bytes), unless lines read earlier still wait.
+    /// - Returns: `false` when the client closed (seen only once its waiting lines are served).
+    func receive() -> Bool {
+        guard !hasWaitingLines else { return true }
         var buffer = [UInt8](repeating: 0, count: 1024)
         let n = recv(fd, &buffer, buffer.count, 0)
-        if n == 0 { return nil }
-        if n < 0 { return (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) ? [] : nil }
-        return reader.feed(buffer[0..<n])
+        if n == 0 { return false }
+        if n < 0 { return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR }
+        // A line longer than SocketLineReader.maximumLineBytes ends the lines with `.overlong`.
+        waiting = reader.feed(buffer[0..<n])
+        waitingNext = 0
+        return true
+    }
+
+    /// This turn's lines: the next ``linesPerTurn`` waiting at most, oldest first.
+    func takeTurn() -> ArraySlice<SocketLine> {
+        let end = min(waiting.count, waitingNext + Self.linesPerTurn)
+        defer { waitingNext = end }
+        return waiting[waitingNext..<end]
     }
 }
 
@@ -145,8 +166,10 @@ struct SocketError: Error, CustomStringConvertible {
 /// The file is created with its mode (umask around `bind`, never `chmod` by
 /// path), its device and inode are remembered, and at exit it is removed only
 /// if the path still names that socket. At most `maxClients` clients are served;
-/// the next one gets one error line and is closed (counted in `clientsRefused`),
-/// as is one that arrives while the process is out of file descriptors.
+/// the next one gets the status line and one error line and is closed (counted in
+/// `clientsRefused`), as is one that arrives while the process is out of file
+/// descriptors (a descriptor held in reserve accepts it): `status` is answered
+/// even there.
 final class EventServer {
     let path: String
     let fd: Int32
@@ -283,8 +306,14 @@ final class EventServer {
     /// Whether the listening socket should be polled now (not while backing off, out of descriptors).
     var acceptsNow: Bool { acceptPausedUntil == 0 || monotonicNanoseconds() >= acceptPausedUntil }
 
-    /// Accepts every waiting connection; over the client limit or out of descriptors, turns it away.
-    func acceptAll() {
+    /// Accepts every waiting connection; over the client limit or out of descriptors, turns it away
+    /// with `status()`'s line (rendered once, when first needed) before the reason.
+    func acceptAll(status: () -> String) {
+        var rendered: String?
+        func statusLine() -> String {
+            if rendered == nil { rendered = status() }
+            return rendered!
+        }
         while true {
             let c = acceptClient()
             if c < 0 {
@@ -299,7 +328,7 @@ final class EventServer {
                         reserveFD = -1
                         let late = acceptClient()
                         let lateErrno = errno
-                        if late >= 0 { turnAway(late, because: "the service is out of file descriptors") }
+                        if late >= 0 { turnAway(late, because: "the service is out of file descriptors", status: statusLine()) }
                         reserveFD = open("/dev/null", O_RDONLY | O_CLOEXEC)
                         if late >= 0 { continue }
                         if lateErrno == EAGAIN || lateErrno == EWOULDBLOCK { return }   // nobody else waiting
@@ -314,7 +343,7 @@ final class EventServer {
             }
             acceptPausedUntil = 0
             if clients.count >= maxClients {
-                turnAway(c, because: "the service serves at most \(maxClients) clients")
+                turnAway(c, because: "the service serves at most \(maxClients) clients", status: statusLine())
                 continue
             }
             // A small kernel send buffer keeps a stuck client's backlog bounded; the queue above it counts drops.
@@ -327,11 +356,12 @@ final class EventServer {
         }
     }
 
-    /// One error line to a client that cannot be served, then closed; counted.
-    private func turnAway(_ c: Int32, because reason: String) {
+    /// The status line, then one error line, to a client that cannot be served; then closed and counted.
+    /// The status first: `forcestage status` takes it and is answered; a subscriber reads on to the refusal.
+    private func turnAway(_ c: Int32, because reason: String, status: String) {
         let line = JSON.object([("error", .string("refused: \(reason)")),
                                 ("hint", .string("try again later; clients that stay connected keep being served"))]).rendered() + "\n"
-        _ = line.withCString { send(c, $0, strlen($0), Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+        _ = (status + line).withCString { send(c, $0, strlen($0), Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
         Glibc.close(c)
         noteRefusal(reason: reason)
     }

@@ -28,7 +28,9 @@ extension ForceService {
                     fds.append(pollfd(fd: c.fd, events: Int16(POLLIN) | (c.hasOutput ? Int16(POLLOUT) : 0), revents: 0))
                 }
             }
-            _ = poll(&fds, nfds_t(fds.count), 100)
+            // Lines still waiting for their turn: look at the sockets without waiting, then serve them.
+            let waiting = server?.clients.contains { $0.hasWaitingLines } ?? false
+            _ = poll(&fds, nfds_t(fds.count), waiting ? 0 : 100)
             if fds[0].revents != 0 { state.events.clearWake() }
             for sig in ServiceSignals.take() { handle(signal: sig) }
 
@@ -38,20 +40,27 @@ extension ForceService {
             }
 
             if let server {
+                // One status rendering a turn, however many clients ask (or are turned away with it).
+                var status: String?
                 // Clients polled this round are fds[2...] in the order of server.clients at the time.
                 let polled = min(server.clients.count, fds.count - 2)
                 for i in 0..<polled {
                     let c = server.clients[i]
                     let revents = fds[i + 2].revents
                     if c.dead { continue }
-                    if revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 { handleInput(c, &sink) }
+                    if revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 || c.hasWaitingLines { handleInput(c, &sink, &status) }
                     if !c.dead && c.hasOutput && !c.write() { c.dead = true }
                     if !c.dead && c.closeWhenFlushed && !c.hasOutput { c.dead = true }
                 }
                 server.reap()
                 // Accepted only after this round's hang-ups are reaped: a client that left in the
                 // same round as a new one arrived no longer counts against --max-clients.
-                if fds[1].revents & Int16(POLLIN) != 0 { server.acceptAll() }
+                if fds[1].revents & Int16(POLLIN) != 0 {
+                    server.acceptAll {
+                        if status == nil { status = statusJSON(sink, final: false) + "\n" }
+                        return status!
+                    }
+                }
                 if gestureRegions != nil { updateProgressDemand() }
             }
             tellSystemd(&sink)
@@ -103,13 +112,13 @@ extension ForceService {
         }
     }
 
-    /// Commands from a client: `status`, `quit`; anything else gets an error line and the connection stays.
+    /// Commands from a client, at most ``EventClient/linesPerTurn`` a turn: `status`, `quit`;
+    /// anything else gets an error line and the connection stays.
     /// What the client sent reaches the log and the reply only escaped (``printable(_:)``).
-    func handleInput(_ c: EventClient, _ sink: inout SinkState) {
-        guard let lines = c.readLines() else { c.dead = true; return }
-        // A client flooding `status` costs one status rendering per read, not one per line.
-        var status: String?
-        for line in lines {
+    /// `status` is this turn's status line, rendered by the first client that asks.
+    func handleInput(_ c: EventClient, _ sink: inout SinkState, _ status: inout String?) {
+        guard c.receive() else { c.dead = true; return }
+        for line in c.takeTurn() {
             switch line {
             case .overlong:
                 c.enqueue(reply: errorJSON("line longer than \(SocketLineReader.maximumLineBytes) bytes", hint: "send one command a line: status, subscribe ... or quit") + "\n")

@@ -128,4 +128,127 @@ struct ProfileTests {
                     && error.description.contains("from 0 to 0.5"), "\(error.description)")
         }
     }
+
+    /// A three-cell panel in table syntax, and the same TOML value in inline syntax.
+    static let tableSyntax = """
+    schema = 1
+    name = "bar"
+    [match]
+    name = "ad7124-4"
+    label = "kiosk-*"
+    [levels]
+    peek_newtons = 1.0
+    pop_newtons = 2.5
+    [baseline]
+    rise_ms = 500
+    [[channel]]
+    id = "voltage0"
+    zero_raw = 100
+    newtons_per_count = 0.0005
+    position = [0.0, 0.0]
+    [[channel]]
+    id = "voltage1"
+    curve = [[0, 0.0], [1000, 0.5], [3000, 2.0]]
+    position = [1.0, 0.0]
+    [[channel]]
+    id = "voltage2"
+    zero_raw = -40
+    newtons_per_count = 0.0004
+    position = [0.5, 1.0]
+    [[region]]
+    name = "ok"
+    rect = [0.0, 0.0, 0.5, 0.5]
+    actions = ["open"]
+    """
+
+    static let inlineSyntax = """
+    schema = 1
+    name = "bar"
+    match = { name = "ad7124-4", label = "kiosk-*" }
+    levels = { peek_newtons = 1.0, pop_newtons = 2.5 }
+    baseline.rise_ms = 500
+    channel = [
+      { id = "voltage0", zero_raw = 100, newtons_per_count = 0.0005, position = [0.0, 0.0] },
+      { id = "voltage1", curve = [[0, 0.0], [1000, 0.5], [3000, 2.0]], position = [1.0, 0.0] },
+      { id = "voltage2", zero_raw = -40, newtons_per_count = 0.0004, position = [0.5, 1.0] },
+    ]
+    region = [{ name = "ok", rect = [0.0, 0.0, 0.5, 0.5], actions = ["open"] }]
+    """
+
+    @Test("The schema reads the TOML value, not its syntax: inline tables and arrays of inline tables give the profile [tables] and [[arrays]] give")
+    func inlineSyntaxIsTheSameProfile() throws {
+        let a = try Profile.parse(Self.tableSyntax, file: "a.toml"), b = try Profile.parse(Self.inlineSyntax, file: "b.toml")
+        #expect(a.channels.count == 3 && a.regions.count == 1)
+        #expect(a.name == b.name && a.matchName == b.matchName && a.matchLabel == b.matchLabel)
+        #expect(a.channels == b.channels)
+        #expect(a.settings == b.settings)
+        #expect(a.regions == b.regions)
+        // The documents hold the same value, as the TOML reader sees them.
+        #expect(try TOMLDocument(parsing: Self.tableSyntax).value == TOMLDocument(parsing: Self.inlineSyntax).value)
+    }
+
+    /// Each profile in inline syntax, the line and key its error must name, and a phrase.
+    static let inlineBroken: [(String, Int?, String, String)] = [
+        (inlineSyntax.replacingOccurrences(of: "zero_raw = -40, newtons_per_count = 0.0004", with: "zero_raw = -40, newtons_per_count = 0"),
+         9, "channel[2].newtons_per_count", "zero"),
+        (inlineSyntax.replacingOccurrences(of: "{ id = \"voltage1\",", with: "{ id = \"voltage1\", colour = \"red\","), 8, "channel[1].colour", "not a profile key"),
+        (inlineSyntax.replacingOccurrences(of: "{ id = \"voltage0\", zero_raw = 100, newtons_per_count = 0.0005, position = [0.0, 0.0] }",
+                                           with: "{ id = \"voltage0\", curve = [\n    [0, 0.0],\n    [1000, 2.5],\n    [3000, 2.0]], position = [0.0, 0.0] }"),
+         10, "channel[0].curve[2]", "monotone"),
+        (inlineSyntax.replacingOccurrences(of: "label = \"kiosk-*\" }", with: "label = 7 }"), 3, "match.label", "must be a string"),
+        (inlineSyntax.replacingOccurrences(of: "rect = [0.0, 0.0, 0.5, 0.5]", with: "rect = [0.0, 0.0, 1.5, 0.5]"), 11, "region[0].rect", "outside the plate"),
+        ("schema = 1\nlevels = { sensitivity = \"medium\" }\nchannel = []\n", nil, "channel", "no [[channel]]"),
+        ("schema = 1\nlevels = { sensitivity = \"medium\" }\nchannel = [1, 2]\n", 3, "channel", "array of tables"),
+        ("schema = 1\nlevels = { sensitivity = \"medium\" }\nchannel = [{ id = \"voltage0\", zero_raw = 0, newtons_per_count = 1e-3 }, 2]\n", 3, "channel", "array of tables"),
+    ]
+
+    @Test("A profile in inline syntax gets the errors of one in table syntax, naming file, line and key", arguments: inlineBroken.indices)
+    func inlineErrors(_ i: Int) {
+        let (text, line, key, phrase) = Self.inlineBroken[i]
+        do {
+            _ = try Profile.parse(text, file: "p.toml")
+            Issue.record("case \(i) was accepted")
+        } catch {
+            #expect(error.file == "p.toml" && error.line == line && error.key == key, "case \(i): \(error.description)")
+            #expect(error.description.contains(phrase), "case \(i): \(error.description)")
+        }
+    }
+
+    /// A four-cell panel's recording metadata (ids voltage0...voltage3 at scan indices 0...3).
+    static let fourCells = RecordingMetadata(
+        deviceName: "ad7124-4", deviceLabel: "kiosk-left", sampleRateHz: 500,
+        channels: (0..<4).map { RecordingChannel(id: "voltage\($0)", index: $0, format: try! ChannelFormat(parsing: "be:s24/32>>8"), role: .force) })
+
+    static let fourCellProfile = (0..<4).reduce("schema = 1\n[levels]\npeek_newtons = 1.0\npop_newtons = 2.5\n") { text, i in
+        text + "[[channel]]\nid = \"voltage\(i)\"\nzero_raw = \(100 * i)\nnewtons_per_count = 0.0005\nposition = [\(i % 2).0, \(i / 2).0]\n"
+    }
+
+    /// Profiles that validate while `replay`, `run` and reload refuse them, unless the profile reader refuses them
+    /// first: the line and key of that refusal.
+    static let approvedThenRefused: [(String, String, Int, String)] = [
+        ("empty id", fourCellProfile.replacingOccurrences(of: "id = \"voltage0\"", with: "id = \"\""), 6, "channel[0].id"),
+        ("id with a space", fourCellProfile.replacingOccurrences(of: "id = \"voltage0\"", with: "id = \"voltage 0\""), 6, "channel[0].id"),
+        ("cells in one line", fourCellProfile.replacingOccurrences(of: "position = [0.0, 1.0]", with: "position = [0.5, 0.5]")
+            .replacingOccurrences(of: "position = [1.0, 0.0]", with: "position = [0.25, 0.25]"), 9, "channel[].position"),
+        ("curves over the panel's pool", (0..<4).reduce(fourCellProfile) { text, i in
+            text.replacingOccurrences(of: "zero_raw = \(100 * i)\nnewtons_per_count = 0.0005",
+                                      with: "curve = [" + (0..<20).map { "[\($0 * 100), \(Double($0) * 0.1)]" }.joined(separator: ", ") + "]")
+        }, 19, "channel[3].curve"),
+    ]
+
+    @Test("profile check and the loaders agree: a profile the reader approves sets up the panel it names, else the reader refuses it with line and key",
+          arguments: approvedThenRefused.indices)
+    func checkAgreesWithLoaders(_ i: Int) throws {
+        let base = try Profile.parse(Self.fourCellProfile, file: "p.toml")
+        _ = try base.setup(for: Self.fourCells, file: "rec.json")
+        let (name, text, line, key) = Self.approvedThenRefused[i]
+        do {
+            let profile = try Profile.parse(text, file: "p.toml")
+            do { _ = try profile.setup(for: Self.fourCells, file: "rec.json") } catch {
+                Issue.record("\(name): approved by the profile reader, refused by the loader: \(error.description)")
+            }
+        } catch {
+            #expect(error.line == line && error.key == key, "\(name): \(error.description)")
+        }
+    }
 }

@@ -91,6 +91,68 @@ struct RecordingTests {
         }
     }
 
+    @Test("A string that is not UTF-8 (in the device name, a channel id, a key) is refused with its line, never read as replaced text")
+    func nonUTF8String() throws {
+        let text = Array(Self.goodJSON.utf8)
+        // A stray byte, a cut sequence, an overlong slash and an encoded surrogate: each invalid UTF-8 (RFC 3629).
+        for bad: [UInt8] in [[0xFF], [0xC3], [0xC0, 0xAF], [0xED, 0xA0, 0x80]] {
+            for (target, line) in [("\"hx711\"", 3), ("\"voltage0\", \"index\"", 7), ("\"futureKey\"", 19)] {
+                let at = try #require(Self.goodJSON.range(of: target)).lowerBound.utf16Offset(in: Self.goodJSON) + 2
+                var bytes = text
+                bytes.insert(contentsOf: bad, at: at)
+                let dir = try makeTemporaryDirectory()
+                let url = dir.appendingPathComponent("rec.json")
+                try Data(bytes).write(to: url)
+                try Data(count: 160).write(to: dir.appendingPathComponent("rec.iio"))
+                do {
+                    let rec = try Recording.load(url)
+                    Issue.record("\(bad) in \(target): accepted as device \(rec.metadata.deviceName)")
+                } catch {
+                    #expect(error.line == line, "\(bad) in \(target): \(error.description)")
+                    #expect(error.description.contains("not UTF-8"), "\(error.description)")
+                    #expect(error.description.hasPrefix("\(url.path):\(line): "), "\(error.description)")
+                }
+            }
+        }
+    }
+
+    @Test("Corners follow the scan order: the four-cell recording with its channels listed in reverse gives the same panel and the same positions",
+          .enabled(if: sharedRecordingsPresent, sharedSkipReason))
+    func cornersFollowScanOrder() throws {
+        let original = sharedRecordings.appendingPathComponent("panel4-500hz-offcentre-sample.json")
+        var object = try #require(JSONSerialization.jsonObject(with: Data(contentsOf: original)) as? [String: Any])
+        object["channels"] = Array(try #require(object["channels"] as? [Any]).reversed())
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let copy = dir.appendingPathComponent("reversed.json")
+        try JSONSerialization.data(withJSONObject: object).write(to: copy)
+        try FileManager.default.copyItem(at: original.deletingPathExtension().appendingPathExtension("iio"),
+                                         to: copy.deletingPathExtension().appendingPathExtension("iio"))
+        let a = try Recording.load(original), b = try Recording.load(copy)
+        #expect(b.metadata.channels.map(\.id) == a.metadata.channels.reversed().map(\.id), "the copy lists the channels in reverse")
+        #expect(a.metadata.calibration?.force.allSatisfy { $0.position == nil } == true, "the corners are the standard ones")
+        let setupA = try PanelSetup(metadata: a.metadata, file: "a"), setupB = try PanelSetup(metadata: b.metadata, file: "b")
+        #expect(setupA.calibration == setupB.calibration && setupA.positions == setupB.positions)
+        let eventsA = replay(a, setup: setupA).events, eventsB = replay(b, setup: setupB).events
+        #expect(eventsA.filter { $0.position != nil }.count >= 6)
+        #expect(eventsA == eventsB)
+        // And they are where the labels put the finger: each labelled peek's nearest peek within 0.1 plate units.
+        for label in a.metadata.labels where label.event == .peek {
+            let lx = try #require(label.x), ly = try #require(label.y)
+            let peek = try #require(eventsB.filter { $0.kind == .peek }.min { abs($0.sample - Int64(label.sample)) < abs($1.sample - Int64(label.sample)) })
+            let p = try #require(peek.position)
+            #expect(abs(Double(p.x) - lx) < 0.1 && abs(Double(p.y) - ly) < 0.1, "label at \(lx), \(ly); event at \(p.x), \(p.y)")
+        }
+        // A live device lists its channels in its own order: the panel is the same whatever that order.
+        let ids = a.metadata.forceChannels.map(\.id)
+        let layout = try a.metadata.layout()
+        func slot(_ id: String) -> Int? { a.metadata.channels.first { $0.id == id }.flatMap { layout.slot(forIndex: $0.index) } }
+        let force = try #require(a.metadata.calibration?.force)
+        let live = try PanelSetup(layout: layout, forceChannels: ids.reversed(), slot: slot, forceCalibration: force,
+                                  settings: setupA.settings, sampleRateHz: a.metadata.sampleRateHz, timestampSlot: setupA.timestampSlot)
+        #expect(live.calibration == setupA.calibration && live.positions == setupA.positions)
+    }
+
     @Test("A calibration's creep reads, reaches the settings and is written back; absent, a curve takes an FSR's and a line none")
     func creepInCalibration() throws {
         let stated = Self.goodJSON.replacingOccurrences(of: "\"popNewtons\": 2.5", with: "\"popNewtons\": 2.5, \"creepAmount\": 0.08, \"creepMilliseconds\": 2500")

@@ -153,8 +153,8 @@ struct TOMLPropertyTests {
             do {
                 let doc = try TOMLDocument(parsing: text)
                 for (key, value) in expected {
-                    guard let got = doc.root[key]?.value, sameValue(got, value) else {
-                        Issue.record("seed \(seed): \(key) read as \(String(describing: doc.root[key]?.value)), want \(value)\n\(text)")
+                    guard let got = doc.value[key], sameValue(got, value) else {
+                        Issue.record("seed \(seed): \(key) read as \(String(describing: doc.value[key])), want \(value)\n\(text)")
                         failures += 1
                         break
                     }

@@ -266,6 +266,19 @@ func sample(_ line: String) -> Int {
 func releases<S: Sequence>(_ events: S) -> Int where S.Element == String { events.filter { kind($0) == "release" }.count }
 
 /// One status request on a fresh connection.
+/// The status a client that stays connected gets: asked twice on one connection, the second
+/// answer (a client turned away gets one status line with its refusal, then is closed).
+func statusServed(_ socket: String) -> [String: Any]? {
+    guard let c = try? SocketClient(path: socket) else { return nil }
+    c.startReading()
+    c.send("status\n")
+    guard waitUntil(10, { c.lines.contains { $0.hasPrefix("{\"status\":") } }) else { return nil }
+    c.send("status\n")
+    guard waitUntil(10, { c.lines.filter { $0.hasPrefix("{\"status\":") }.count >= 2 || c.closed }),
+          !c.lines.contains(where: { $0.contains("\"refused: ") }) else { return nil }
+    return c.lines.last { $0.hasPrefix("{\"status\":") }.flatMap(statusObject)
+}
+
 func statusNow(_ socket: String) -> [String: Any]? {
     guard let c = try? SocketClient(path: socket) else { return nil }
     c.startReading()

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 import ForceStageCore
@@ -147,11 +148,8 @@ struct ServiceHardeningTests {
     func outOfDescriptors() throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let (url, _) = try writePressTrain(in: dir, leadIn: 250, presses: 200)
-        let socket = dir.appendingPathComponent("ev.sock").path
-        let service = try Running([fs, "emulate", url.path, "--", "prlimit", "--nofile=64:64", fs, "run", "--calibration", url.path, "--socket", socket, "--no-stdout"], in: dir)
+        let (socket, service) = try startWithFewDescriptors(in: dir)
         defer { if service.process.isRunning { kill(service.process.processIdentifier, SIGKILL) } }
-        #expect(waitUntil(20) { statusNow(socket)?["health"] as? String == "streaming" }, "\(service.stderr)")
         let first = try SocketClient(path: socket)
         first.startReading()
         first.send("status\n")
@@ -176,10 +174,97 @@ struct ServiceHardeningTests {
         for c in extra { shutdown(c.fd, Int32(SHUT_RDWR)) }   // their reader threads hold them: hang up explicitly
         extra.removeAll()
         usleep(500_000)
-        #expect(waitUntil(30) { statusNow(socket)?["health"] as? String == "streaming" }, "served again once descriptors are free")
+        #expect(waitUntil(30) { statusServed(socket)?["health"] as? String == "streaming" }, "served again once descriptors are free")
         kill(pid_t(pid), SIGTERM)
         #expect(service.wait(timeout: 20) == 0, "\(service.stderr.suffix(800))")
         #expect(service.stderr.contains("client refused"))
+    }
+
+    @Test("one client flooding status commands starves no other: 20 clients each get their status and are closed on quit while the flood's commands still wait unread")
+    func floodDoesNotStarveOthers() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let (url, _) = try writePressTrain(in: dir, leadIn: 2500, presses: 2)
+        let socket = dir.appendingPathComponent("ev.sock").path
+        let service = try Running([fs, "emulate", url.path, "--", fs, "run", "--calibration", url.path, "--socket", socket, "--no-stdout"], in: dir)
+        defer { if service.process.isRunning { kill(service.process.processIdentifier, SIGKILL) } }
+        #expect(waitUntil(20) { FileManager.default.fileExists(atPath: socket) }, "\(service.stderr)")
+        let flood = try SocketClient(path: socket)
+        flood.startReading()
+        // 1000 `status` lines a send, 20 000 at least, and on until the others are done.
+        let stop = Mutex(false), sent = Mutex(0)
+        Thread {
+            let chunk = String(repeating: "status\n", count: 1000)
+            while !stop.withLock({ $0 }) || sent.withLock({ $0 }) < 20_000 {
+                flood.send(chunk)
+                sent.withLock { $0 += 1000 }
+            }
+        }.start()
+        defer { stop.withLock { $0 = true }; Glibc.shutdown(flood.fd, Int32(SHUT_RDWR)) }
+        func answered() -> Int { flood.lines.filter { $0.hasPrefix("{\"status\":") }.count }
+        #expect(waitUntil(30) { answered() > 0 && sent.withLock { $0 } >= 20_000 }, "the flood is on and being served")
+        let quiet = try (0..<20).map { _ in try SocketClient(path: socket) }
+        for q in quiet {
+            q.startReading()
+            q.send("status\nquit\n")
+        }
+        // The limit only bounds a failure: served fairly, they are done within a few turns of the loop.
+        let served = waitUntil(120) { quiet.allSatisfy(\.closed) }
+        // Bytes the flood sent that the service has not read yet (SIOCOUTQ of a Unix stream socket).
+        var unread: Int32 = 0
+        #expect(ioctl(flood.fd, UInt(TIOCOUTQ), &unread) == 0)
+        #expect(served, "\(quiet.filter { !$0.closed }.count) of 20 clients not served")
+        #expect(unread > 0, "the others were served while the flood's commands still waited")
+        for (i, q) in quiet.enumerated() {
+            #expect(q.lines.contains { $0.hasPrefix("{\"status\":") }, "client \(i): \(q.lines)")
+        }
+        // The flood goes on being served at its own share.
+        let before = answered()
+        #expect(waitUntil(60) { answered() > before })
+        stop.withLock { $0 = true }
+        try stopCleanly(service, socket: socket)
+    }
+
+    @Test("at its descriptor limit (RLIMIT_NOFILE 64) the service still answers forcestage status: the status line, then the refusal; counted as refused")
+    func statusAtDescriptorLimit() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let (socket, service) = try startWithFewDescriptors(in: dir)
+        defer { if service.process.isRunning { kill(service.process.processIdentifier, SIGKILL) } }
+        var held: [SocketClient] = []
+        for _ in 0..<70 { if let c = try? SocketClient(path: socket) { held.append(c) } }
+        defer { for c in held { shutdown(c.fd, Int32(SHUT_RDWR)) } }
+        // The table is full: a new client is turned away for want of a descriptor.
+        let turned = try SocketClient(path: socket)
+        turned.startReading()
+        #expect(waitUntil(30) { turned.closed }, "\(turned.lines)")
+        #expect(turned.lines.last?.contains("refused: the service is out of file descriptors") == true, "\(turned.lines)")
+        #expect(turned.lines.first?.hasPrefix("{\"status\":") == true, "\(turned.lines)")
+        let r = try runProcess([fs, "status", "--socket", socket, "--json", "--timeout", "10"], in: dir, timeout: 60)
+        #expect(r.status == 0, "\(r.status): \(r.stderr)")
+        let status = try #require(statusObject(r.stdout.trimmingCharacters(in: .whitespacesAndNewlines)), "\(r.stdout)")
+        #expect(status["health"] as? String == "streaming", "\(status)")
+        #expect(int(status["clientsRefused"]) ?? 0 > 0, "\(status)")
+        for c in held { shutdown(c.fd, Int32(SHUT_RDWR)) }
+        held.removeAll()
+        #expect(waitUntil(30) { statusServed(socket)?["health"] as? String == "streaming" }, "served again once descriptors are free")
+        try stopCleanly(service, socket: socket)
+    }
+
+    /// `run` on a train of 200 presses under RLIMIT_NOFILE 64, streaming: a descriptor table a test can fill.
+    func startWithFewDescriptors(in dir: URL) throws -> (socket: String, service: Running) {
+        let (url, _) = try writePressTrain(in: dir, leadIn: 250, presses: 200)
+        let socket = dir.appendingPathComponent("ev.sock").path
+        let service = try Running([fs, "emulate", url.path, "--", "prlimit", "--nofile=64:64", fs, "run", "--calibration", url.path, "--socket", socket, "--no-stdout"], in: dir)
+        #expect(waitUntil(20) { statusNow(socket)?["health"] as? String == "streaming" }, "\(service.stderr)")
+        return (socket, service)
+    }
+
+    /// SIGTERM to the service behind `socket` (its pid from a status it serves): it stops with status 0.
+    func stopCleanly(_ service: Running, socket: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let pid = try #require(statusServed(socket).flatMap { int($0["pid"]) }, sourceLocation: sourceLocation)
+        kill(pid_t(pid), SIGTERM)
+        #expect(service.wait(timeout: 20) == 0, "\(service.stderr.suffix(800))", sourceLocation: sourceLocation)
     }
 
     @Test("forcestage status on a service whose backlog is full: exit 5 within --timeout, one clear line")

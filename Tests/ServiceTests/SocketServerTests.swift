@@ -117,7 +117,7 @@ struct SocketServerTests {
         #expect(lstat(stale, &st) == 0 && st.st_uid == 12345, "left in place")
     }
 
-    @Test("client limit: the client past --max-clients gets one error line and is closed, counted; the others stay served")
+    @Test("client limit: the client past --max-clients gets the status line and one error line and is closed, counted; the others stay served")
     func clientLimit() throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -127,9 +127,11 @@ struct SocketServerTests {
         let a = connectFD(path), b = connectFD(path), c = connectFD(path)
         defer { close(a); close(b); close(c) }
         #expect(a >= 0 && b >= 0 && c >= 0)
-        server.acceptAll()
+        var rendered = 0
+        server.acceptAll { rendered += 1; return "{\"status\":{\"clients\":2}}\n" }
         #expect(server.clients.count == 2)
         #expect(server.refused == 1)
+        #expect(rendered == 1, "the status is rendered for the client turned away, once")
         var buffer = [UInt8](repeating: 0, count: 4096)
         var text = ""
         while true {
@@ -137,7 +139,10 @@ struct SocketServerTests {
             if n <= 0 { break }
             text += String(decoding: buffer[0..<n], as: UTF8.self)
         }
-        #expect(text.hasPrefix("{\"error\":\"refused: the service serves at most 2 clients\""), "\(text)")
+        let lines = text.split(separator: "\n").map(String.init)
+        #expect(lines.count == 2, "\(text)")
+        #expect(lines.first == "{\"status\":{\"clients\":2}}", "\(text)")
+        #expect(lines.last?.hasPrefix("{\"error\":\"refused: the service serves at most 2 clients\"") == true, "\(text)")
         server.broadcast("{\"event\":\"peek\"}\n")
         let n = recv(a, &buffer, buffer.count, 0)
         #expect(n > 0 && String(decoding: buffer[0..<n], as: UTF8.self) == "{\"event\":\"peek\"}\n")
