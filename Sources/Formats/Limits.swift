@@ -69,7 +69,7 @@ public func readBounded(path: String, limit: Int, what: String, hint: String) th
     _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
     guard st.st_size <= limit else {
         throw InputError(file: path, problem: "the \(what) is \(st.st_size) bytes, more than the \(limit)-byte limit",
-                         hint: "see the README's Limits table; is this the right file?")
+                         hint: "see the limits in docs/getting-started.md; is this the right file?")
     }
     var bytes = [UInt8](repeating: 0, count: Int(st.st_size))
     var filled = 0

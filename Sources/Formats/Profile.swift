@@ -136,7 +136,7 @@ struct ProfileReader {
             throw fail(path, t?[key]?.line, "must be \(allowZero ? "zero or more" : "above zero"), got \(JSON.format(n))", "use a positive value")
         }
         guard n <= maximum else {
-            throw fail(path, t?[key]?.line, "must be at most \(JSON.format(maximum)), got \(JSON.format(n))", "see the README's Limits table")
+            throw fail(path, t?[key]?.line, "must be at most \(JSON.format(maximum)), got \(JSON.format(n))", "see the limits in docs/getting-started.md")
         }
         return Float(n)
     }
