@@ -1,7 +1,7 @@
 import Testing
 import ForceStageCore
 
-/// A hold is a peek held for the hold time (issue 13, branch acc-20): never
+/// A hold is a peek held for the hold time: never
 /// reported on a reading at or below the release level, where the press is
 /// letting go. Through the public pipeline at 10 scans/s (a scan longer than
 /// a spike, so the filtered reading is the previous scan's), scan by scan and

@@ -1,7 +1,7 @@
 import Testing
 import ForceStageCore
 
-/// A slow rise on a noisy panel at 500 scans/s (issue 13, branch acc-14): the
+/// A slow rise on a noisy panel at 500 scans/s: the
 /// median of three can stand past the peek level for a scan or two on the
 /// noise before the force gets there; such a crossing needs three readings in
 /// a row past the level. A quiet panel still peeks on the first. Through the

@@ -1,7 +1,7 @@
 import Testing
 import ForceStageCore
 
-/// A flat reading is `stuck` only where it cannot plausibly be (issue 13):
+/// A flat reading is `stuck` only where it cannot plausibly be:
 /// never at rest at the sensor's floor, never a press held against a stop,
 /// and a cell wired with negative gain is judged like its positive twin.
 @Suite("Stuck only where implausible")

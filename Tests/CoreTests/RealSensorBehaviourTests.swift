@@ -1,9 +1,10 @@
 import Testing
 import ForceStageCore
 
-/// The seven behaviours of issue 13 ("the classifier holds up on presses that
-/// our own synthesizer never made"), each as a force sequence and the events
-/// it must (and must not) give.
+/// What real sensors and people do that a simple synthesizer never shows
+/// (partial let-gos, tremor, tap bursts, an undershoot after a release, slow
+/// climbs toward pop, two-scan taps at 10 scans/s, FSR creep), each as a force
+/// sequence and the events it must (and must not) give.
 @Suite("Real-sensor behaviours")
 struct RealSensorBehaviourTests {
     typealias T = ClassifierTableTests

@@ -1,7 +1,7 @@
 import Testing
 import ForceStageCore
 
-/// Releases on a thermal ramp at 10 scans/s (issue 13, item 3 and item 7):
+/// Releases on a thermal ramp at 10 scans/s:
 /// the baseline rises slowly (a slow touch must never become the zero), so it
 /// lags a ramp; the release level stands on the unloaded panel as the tracker
 /// last measured it, so a tap burst's valleys below half the peek level

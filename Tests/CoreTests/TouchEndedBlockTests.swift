@@ -1,8 +1,7 @@
 import Testing
 import ForceStageCore
 
-/// The baseline tracker and a block that ends in a touch (issue 13, branch
-/// acc-18): a press's approach that fills the last readings of a block, the
+/// The baseline tracker and a block that ends in a touch: a press's approach that fills the last readings of a block, the
 /// press peeking in the next one, is no unloaded panel. Through the public
 /// pipeline at 80 scans/s, scan by scan and in blocks
 /// (`LowRateSpikeTests.kinds`, peek 1 N, pop 2.5 N, touch band 0.3 N).
