@@ -20,7 +20,7 @@ extension ForceStage {
         @Option(name: .shortAndLong, help: "The recording to write: STEM.json (STEM.iio goes beside it).")
         var output: String
 
-        @Option(name: .customLong("channel"), help: "A channel to record (repeat; default: the force channels of the profile matching the device; without one, every buffered voltage input). The timestamp is always added when the device has one.")
+        @Option(name: .customLong("channel"), help: "A channel to record (repeat; default: the force channels of the profile matching the device; without one, every buffered voltage input). The timestamp is always added when the device has one. The matching profile's calibration of the recorded force channels is written into the recording.")
         var channels: [String] = []
 
         @OptionGroup var rateOption: RateOption
@@ -58,7 +58,12 @@ extension ForceStage {
             case .failure(let m): throw CommandFailure(.deviceFault, m.description)
             }
             defer { live.trigger?.restore() }
-            let metadata = live.metadata
+            var metadata = live.metadata
+            // The matching profile's calibration goes into the recording, so `replay` classifies it as it was.
+            let profile = matchingProfile(deviceName: metadata.deviceName, label: metadata.deviceLabel)
+            metadata.calibration = recordedCalibration(profile, for: metadata)
+            let calibrated = metadata.calibration == nil ? "" : " with the calibration of profile \(profile?.name ?? "")"
+
             let layout = live.source.stream.layout
 
             // The source (and its buffer) lives only inside capture(), so it is closed before the trigger is put back.
@@ -71,7 +76,7 @@ extension ForceStage {
                 throw CommandFailure(.deviceFault, "cannot write \(output): \(error)")
             }
             let count = whole / layout.scanSize
-            FileHandle.standardError.write(Data("forcestage record: \(count) scans written to \(output)\(Self.pacing(data, count: count, metadata: metadata, layout: layout))\n".utf8))
+            FileHandle.standardError.write(Data("forcestage record: \(count) scans written to \(output)\(calibrated)\(Self.pacing(data, count: count, metadata: metadata, layout: layout))\n".utf8))
             if let ending { throw CommandFailure(.deviceFault, "stopped early: \(ending)") }
         }
 
