@@ -44,6 +44,8 @@ public enum ServiceArguments {
         var hidden = false
 
         var synopsis: String { valueName.map { "--\(name) <\($0)>" } ?? "--\(name)" }
+        /// How messages name it: swift-argument-parser leaves a hidden option's value name out.
+        var named: String { hidden ? "--\(name)" : synopsis }
     }
 
     /// A subcommand: its abstract, discussion, options and how it starts.
@@ -166,10 +168,10 @@ public enum ServiceArguments {
                 value = arguments[i]
                 i += 1
             } else {
-                return .done(.usage(who: who, message: "Missing value for '\(spec.synopsis)'"))
+                return .done(.usage(who: who, message: "Missing value for '\(spec.named)'"))
             }
             guard spec.apply(&options, value) else {
-                return .done(.usage(who: who, message: "The value '\(value)' is invalid for '\(spec.synopsis)'\(spec.refusal.map { ": \($0)" } ?? valueList(spec.values))"))
+                return .done(.usage(who: who, message: "The value '\(value)' is invalid for '\(spec.named)'\(spec.refusal.map { ": \($0)" } ?? valueList(spec.values))"))
             }
             given.insert(name)
         }

@@ -75,6 +75,8 @@ struct InstallTests {
         ["run", "--kernel-buffers", "0", "--bogus"], ["run", "--bogus", "--kernel-buffers", "x"], ["run", "--kernel-buffers", "0", "extra"],
         ["run", "--haptics-test", "5", "--profile", "/nonexistent/p.toml"],
         ["status"], ["status", "--socket"], ["status", "--json"], ["status", "--socket", "/x", "--timeout", "0"],
+        ["status", "--socket", "/x", "--timeout-ms", "5"], ["status", "--socket", "/x", "--timeout-ms", "1.5"],
+        ["status", "--socket", "/x", "--timeout", "abc"], ["status", "--socket", "/x", "--timeout"], ["status", "--socket", "/nonexistent/fs.sock", "--timeout", "0.5"],
         ["status", "--socket", "/x", "--json", "--prometheus"], ["status", "--socket", "/x", "--jsn"],
         ["status", "--socket", "/nonexistent/fs.sock"],
     ]
