@@ -19,7 +19,8 @@ public enum ExitStatus: Int32, Sendable {
     case environment = 4
     /// A service that took too long: `status` got no connection or no answer within `--timeout-ms`.
     case timedOut = 5
-    /// A command-line usage error: unknown option, missing or out-of-range value.
+    /// A command-line usage error: unknown option, missing or out-of-range value, or an
+    /// option the situation requires (`calibrate --no-verify` without a terminal).
     case usage = 64
     /// An internal error: a bug; please report it with the command line.
     case internalError = 70

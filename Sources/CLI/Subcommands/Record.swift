@@ -11,7 +11,7 @@ extension ForceStage {
     struct Record: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Record a live IIO device into STEM.json + STEM.iio (raw scans as the kernel gave them).",
-            discussion: "Stops after --duration, at SIGINT (Ctrl-C), or with --exit-on-timeout when the device goes quiet. Both files are written atomically.")
+            discussion: "Stops after --duration, at SIGINT (Ctrl-C), or with --exit-on-timeout when the device goes quiet. Both files are written atomically. The recording carries the calibration (force channels and levels) of the profile in calibration/ that matches the device, so `forcestage replay` classifies it as it was recorded.")
 
         @OptionGroup var source: DeviceOptions
 
@@ -20,7 +20,7 @@ extension ForceStage {
         @Option(name: .shortAndLong, help: "The recording to write: STEM.json (STEM.iio goes beside it).")
         var output: String
 
-        @Option(name: .customLong("channel"), help: "A channel to record (repeat; default: the force channels of the profile matching the device; without one, every buffered voltage input). The timestamp is always added when the device has one. The matching profile's calibration of the recorded force channels is written into the recording.")
+        @Option(name: .customLong("channel"), help: "A channel to record (repeat; default: the force channels of the profile matching the device; without one, every buffered voltage input). The timestamp is always added when the device has one.")
         var channels: [String] = []
 
         @OptionGroup var rateOption: RateOption
