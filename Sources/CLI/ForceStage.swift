@@ -10,7 +10,7 @@ import ForceStageTools
 struct ForceStage: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "forcestage",
-        abstract: "Force-press classifier for IIO force sensors: peek, pop, release.",
+        abstract: "Force-press classifier for IIO force sensors: peek, pop, hold, release.",
         version: forceStageVersion,
         subcommands: [
             Replay.self, Evaluate.self, Synth.self, ServiceCommands.Run.self, ServiceCommands.Status.self, Record.self, Emulate.self,

@@ -35,7 +35,7 @@ public func runCommandLine<Root: ParsableCommand>(_ root: Root.Type) -> Never {
         guard code != .success else { Root.exit(withError: error) }  // --help, --version
         var message = Root.message(for: error).replacingScalars("\n", with: " ").trimmingSpaces()
         if message.hasPrefix("Error: ") { message.removeFirst(7) }
-        printError("\(who): \(message); see `\(who) --help`")
+        printError(usageLine(who, message))
         exit(ExitStatus.usage.rawValue)
     }
     do {
@@ -47,7 +47,7 @@ public func runCommandLine<Root: ParsableCommand>(_ root: Root.Type) -> Never {
     } catch let code as ExitCode {
         exit(code.rawValue)
     } catch let error as ValidationError {
-        printError("\(who): \(error.message); see `\(who) --help`")
+        printError(usageLine(who, error.message))
         exit(ExitStatus.usage.rawValue)
     } catch where Root.exitCode(for: error) == .success {
         Root.exit(withError: error)  // `help`, --help inside a command

@@ -30,9 +30,23 @@ public struct CalibrationOptions: ParsableArguments, Sendable {
     }
 }
 
-/// `--rate`: scans per second when the device states none, declared once.
+/// `--rate` of the commands that make a recording or a profile (`record`, `calibrate`):
+/// scans per second when the device states none.
 public struct RateOption: ParsableArguments, Sendable {
-    @Option(help: ArgumentHelp("Scans per second when the device has no sampling_frequency (default: the calibration recording's rate, where there is one).", valueName: "HZ"), transform: DecimalNumber.argument)
+    @Option(help: ArgumentHelp(RateHelp.device, valueName: "HZ"), transform: DecimalNumber.argument)
+    public var rate: Double?
+
+    public init() {}
+
+    public func validate() throws {
+        try checkOption(rate, "--rate", Limits.sampleRateHz, "scans per second")
+    }
+}
+
+/// `--rate` of the commands that classify with a calibration (`run`, `meter`), whose
+/// rate is the chosen calibration's.
+public struct CalibratedRateOption: ParsableArguments, Sendable {
+    @Option(help: ArgumentHelp(RateHelp.calibrated, valueName: "HZ"), transform: DecimalNumber.argument)
     public var rate: Double?
 
     public init() {}
@@ -50,7 +64,7 @@ public struct RateOption: ParsableArguments, Sendable {
 public struct PanelOptions: ParsableArguments {
     @OptionGroup public var device: DeviceOptions
     @OptionGroup public var calibration: CalibrationOptions
-    @OptionGroup public var rate: RateOption
+    @OptionGroup public var rate: CalibratedRateOption
 
     public init() {}
 }

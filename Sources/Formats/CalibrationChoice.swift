@@ -83,11 +83,11 @@ public enum CalibrationChoice: Sendable {
         }
     }
 
-    /// The rate a calibration recording states, the fallback for a live device that
-    /// states none (an HX711 has no `sampling_frequency`); a profile states none.
+    /// The rate a calibration recording or a profile (`sample_rate_hz`) states, the
+    /// fallback for a live device that states none (an HX711 has no `sampling_frequency`).
     public var sampleRateHz: Double? {
         switch self {
-        case .profile: return nil
+        case .profile(let p): return p.sampleRateHz
         case .recording(_, let metadata, _): return metadata.sampleRateHz
         }
     }

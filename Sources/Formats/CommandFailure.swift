@@ -17,9 +17,10 @@ public enum ExitStatus: Int32, Sendable {
     case incomplete = 3
     /// The environment lacks what the command needs (root, unshare, namespaces).
     case environment = 4
-    /// A service that took too long: `status` got no connection or no answer within `--timeout`.
+    /// A service that took too long: `status` got no connection or no answer within `--timeout-ms`.
     case timedOut = 5
-    /// A command-line usage error: unknown option, missing or out-of-range value.
+    /// A command-line usage error: unknown option, missing or out-of-range value, or an
+    /// option the situation requires (`calibrate --no-verify` without a terminal).
     case usage = 64
     /// An internal error: a bug; please report it with the command line.
     case internalError = 70
@@ -41,6 +42,14 @@ public struct CommandFailure: Error, CustomStringConvertible, Sendable {
     }
 
     public var description: String { "\(command ?? "forcestage"): \(message)" }
+}
+
+/// The one line of a usage error: `WHO: MESSAGE; see `WHO --help``. A message that
+/// ends a sentence (swift-argument-parser's do) loses its full stop before the `;`.
+public func usageLine(_ who: String, _ message: String) -> String {
+    var text = Substring(message)
+    while let last = text.last, last == "." || last == " " { text = text.dropLast() }
+    return "\(who): \(text); see `\(who) --help`"
 }
 
 /// A bad input file: the status is always ``ExitStatus/badInput``.

@@ -27,3 +27,11 @@ public enum OptionBounds {
         return nil
     }
 }
+
+/// `--rate`'s help, written once for `forcestage`'s option groups and `forcestage-service`'s table.
+public enum RateHelp {
+    /// For `record` and `calibrate`, which have no calibration option.
+    public static let device = "Scans per second when the device has no sampling_frequency (default: the sample_rate_hz of the profile in calibration/ that matches the device)."
+    /// For `run` and `meter`: the chosen calibration's rate.
+    public static let calibrated = "Scans per second when the device has no sampling_frequency (default: the calibration's rate: the profile's sample_rate_hz, or the --calibration recording's rate)."
+}

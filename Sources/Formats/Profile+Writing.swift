@@ -10,7 +10,11 @@ extension Profile {
     public func tomlText(header: [String] = []) -> String {
         var out = "# ForceStage panel profile (schema \(Profile.schema)).\n"
         for line in header { out += "# \(line)\n" }
-        out += "schema = \(Profile.schema)\nname = \(quoted(name))\n\n"
+        out += "schema = \(Profile.schema)\nname = \(quoted(name))\n"
+        if let sampleRateHz {
+            out += "sample_rate_hz = \(JSON.format(sampleRateHz))  # scans/s calibrated at; the rate of a device that states none (an HX711)\n"
+        }
+        out += "\n"
         out += "[match]                 # which devices this profile is for; * and ? are wildcards\n"
         if let matchName { out += "name = \(quoted(matchName))\n" }
         if let matchLabel { out += "label = \(quoted(matchLabel))\n" }

@@ -21,6 +21,10 @@ public struct Profile: Sendable {
     public var settings: ClassifierSettings
     /// The stated press-to-event budget, ms.
     public var budgetMilliseconds: Double?
+    /// `sample_rate_hz`: the scans per second the panel was calibrated at, the rate live
+    /// commands stream a device at when it states none (an HX711 has no
+    /// `sampling_frequency`); `nil` when the profile does not say.
+    public var sampleRateHz: Double?
     /// `[uinput]`: the keys and pressure scale of `run --uinput` (`nil`: the defaults).
     public var uinput: UInputSettings?
     /// `[haptics]`: the actuator a pop (and optionally a peek) taps (`nil`: none).
@@ -176,7 +180,7 @@ struct ProfileReader {
                 throw fail(name, line, "must be an array of tables", "write [[\(name)]] tables, or \(name) = [{ ... }, { ... }]")
             }
         }
-        try unknownKeys(doc.root, allowed: ["schema", "name", "channel", "region"], prefix: "")
+        try unknownKeys(doc.root, allowed: ["schema", "name", "sample_rate_hz", "channel", "region"], prefix: "")
         guard let (schemaValue, schemaLine) = doc.root["schema"] else {
             throw fail("schema", nil, "missing", "start the profile with schema = \(Profile.schema)")
         }
@@ -184,6 +188,12 @@ struct ProfileReader {
             throw fail("schema", schemaLine, "must be \(Profile.schema)", "this forcestage reads profile schema \(Profile.schema)")
         }
         let name = try string(doc.root, "name", "name") ?? PathText.lastComponent(PathText.deletingExtension(PathText.absolute(file)))
+        let rate = try number(doc.root, "sample_rate_hz", "sample_rate_hz")
+        if let rate, !Limits.sampleRateHz.contains(rate) {
+            throw fail("sample_rate_hz", doc.root["sample_rate_hz"]?.line,
+                       "must be \(JSON.format(Limits.sampleRateHz.lowerBound)) to \(JSON.format(Limits.sampleRateHz.upperBound)) scans per second, got \(JSON.format(rate))",
+                       "write the rate the panel streams at, e.g. sample_rate_hz = 80 for an HX711 with RATE high")
+        }
 
         let match = doc.table("match")
         try unknownKeys(match, allowed: ["name", "label"], prefix: "match")
@@ -401,6 +411,7 @@ struct ProfileReader {
         }
         var profile = Profile(name: name, matchName: matchName, matchLabel: matchLabel, channels: channels, settings: settings,
                               budgetMilliseconds: budget, file: file)
+        profile.sampleRateHz = rate
         profile.uinput = try readUInput(doc.table("uinput"))
         profile.haptics = try readHaptics(doc.table("haptics"))
         profile.regions = try readRegions(doc, channels: channels, settings: settings)

@@ -105,6 +105,13 @@ public struct RecordingCalibration: Equatable, Sendable {
         self.creepMilliseconds = creepMilliseconds
     }
 
+    /// The block for `force` classified with `settings`: its two levels and its creep
+    /// (the other settings are not part of a recording's calibration).
+    public init(force: [ForceChannelCalibration], settings s: ClassifierSettings) {
+        self.init(force: force, peekNewtons: Double(s.peekNewtons), popNewtons: Double(s.popNewtons),
+                  creepAmount: s.creepAmount.map(Double.init), creepMilliseconds: s.creepAmount == nil ? nil : Double(s.creepMilliseconds))
+    }
+
     /// The classifier settings the calibration implies: its two levels and
     /// the creep it states, the rest at their defaults.
     public var classifierSettings: ClassifierSettings {

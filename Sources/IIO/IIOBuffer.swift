@@ -50,8 +50,16 @@ public final class IIOBuffer {
         case .success(let s): size = s
         case .failure(let e): throw e
         }
-        errno = 0
-        guard let p = iio_device_create_buffer(device.pointer, scansPerRefill, false) else {
+        // libiio's local backend prints a warning here on most devices (``LibiioNotices``).
+        var code: Int32 = 0
+        let created = LibiioNotices.filtering { () -> OpaquePointer? in
+            errno = 0
+            let p = iio_device_create_buffer(device.pointer, scansPerRefill, false)
+            code = errno
+            return p
+        }
+        guard let p = created else {
+            errno = code
             throw IIOError.fromErrno("iio_device_create_buffer(\(device.id), \(scansPerRefill))")
         }
         self.pointer = p

@@ -51,10 +51,11 @@ public final class IIOContext {
         return nil
     }
 
-    /// Runs `body` with file descriptor 2 on /dev/null when `silenced` (put back after);
+    /// Runs `body` with file descriptor 2 on /dev/null when `silenced` (put back after), else
+    /// with libiio's noise kept off it (``LibiioNotices``);
     /// only while one thread opens contexts (startup, before the service's threads).
     private static func withStandardError<T>(silenced: Bool, _ body: () -> T) -> T {
-        guard silenced else { return body() }
+        guard silenced else { return LibiioNotices.filtering(body) }
         fflush(nil)
         let saved = dup(2)
         let null = open("/dev/null", O_WRONLY | O_CLOEXEC)

@@ -19,7 +19,7 @@ public struct PanelSource: Sendable {
     public var settings: ClassifierSettings
     /// The profile's `[latency] budget_ms`.
     public var budgetMs: Double?
-    /// The source's own sample rate (a calibration recording's), used when the device states none.
+    /// The source's own sample rate (a calibration recording's, a profile's `sample_rate_hz`), used when the device states none.
     public var sampleRateHz: Double?
     /// The profile's `[uinput]` key map (`nil`: the defaults).
     public var uinput: UInputSettings?
@@ -37,6 +37,7 @@ public struct PanelSource: Sendable {
         forceCalibration = profile.channels
         settings = profile.settings
         budgetMs = profile.budgetMilliseconds
+        sampleRateHz = profile.sampleRateHz
         uinput = profile.uinput
         haptics = profile.haptics
         regions = profile.regions
@@ -85,8 +86,23 @@ public struct ServiceConfiguration: Sendable {
     public var triggerRateHz: Double?
     /// The press-to-event budget from the command line (wins over the profile's).
     public var budgetMs: Double?
-    /// Budget when neither the command line nor the profile states one.
+    /// The least budget when neither the command line nor the profile states one.
     public static let defaultBudgetMs: Double = 25
+    /// What the default budget allows the host beyond the sensor's own worst case, ms
+    /// (the same allowance `calibrate` writes into a profile's budget).
+    public static let hostAllowanceMs: Double = 10
+
+    /// The budget when neither the command line nor the profile states one: 25 ms, or for a
+    /// sensor whose own worst case (one scan per refill) leaves the host too little of that,
+    /// that worst case plus ``hostAllowanceMs``. A slow converter (an HX711 at 80 scans/s
+    /// takes 25 ms for its press scan and the spike filter's) is thus not over budget by
+    /// the microseconds the host needs.
+    public static func defaultBudgetMs(parameters: ClassifierParameters, sampleRateHz: Double, kernelBuffers: Int) -> Double {
+        let sensor = LatencyBudget(parameters: parameters, sampleRateHz: sampleRateHz, scansPerRefill: 1,
+                                   kernelBuffers: kernelBuffers, budgetMs: defaultBudgetMs)
+        guard sensor.worstCaseMs.isFinite else { return defaultBudgetMs }
+        return max(defaultBudgetMs, sensor.worstCaseMs + hostAllowanceMs)
+    }
     /// Blocking refills even where poll-driven ones work.
     public var blocking = false
     /// Refill timeout, ms (0 waits forever).

@@ -38,7 +38,8 @@ struct ServicePlanner: Sendable {
             throw ServiceStartError("a sample rate of \(formatG(rate)) scans/s is outside \(ForceService.minimumRateHz) to \(Int(ForceService.maximumRateHz)); check the device's sampling_frequency, the calibration's rate or --rate")
         }
         let setup = try makeSetup(source, rate: rate)
-        let budgetMs = configuration.budgetMs ?? source.budgetMs ?? ServiceConfiguration.defaultBudgetMs
+        let budgetMs = configuration.budgetMs ?? source.budgetMs
+            ?? ServiceConfiguration.defaultBudgetMs(parameters: setup.parameters, sampleRateHz: rate, kernelBuffers: configuration.kernelBuffers)
         guard budgetMs > 0, budgetMs <= ForceService.maximumBudgetMs else {
             let origin = configuration.budgetMs != nil ? "--budget-ms" : source.budgetMs != nil ? "\(source.name): [latency] budget_ms" : "the budget"
             throw ServiceStartError("\(origin) = \(formatG(budgetMs)) is outside the accepted range above 0 to \(Int(ForceService.maximumBudgetMs)) ms; state the press-to-event time you need, e.g. 25", status: .badInput)

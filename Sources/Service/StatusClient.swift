@@ -30,7 +30,7 @@ public enum StatusClient {
         defer { close(fd) }
         let deadline = monotonicNanoseconds() &+ Int64(timeoutMs) * 1_000_000
         func remainingMs() -> Int32 { Int32(clamping: max(0, (deadline &- monotonicNanoseconds()) / 1_000_000)) }
-        let stuck = "the service may be stuck; check its log (journalctl -u forcestage), or raise --timeout"
+        let stuck = "the service may be stuck; check its log (journalctl -u forcestage), or raise --timeout-ms"
         // Non-blocking connect: a Unix socket with a full backlog answers EAGAIN; retry until the deadline.
         while true {
             let r = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }

@@ -31,7 +31,7 @@ extension ServiceCommands {
 
         @OptionGroup var triggerOptions: TriggerOptions
 
-        @Option(help: "Allowed press-to-event time, milliseconds (default: the profile's [latency] budget_ms, else 25). Also decides the default scans per refill.", transform: DecimalNumber.argument)
+        @Option(help: "Allowed press-to-event time, milliseconds (default: the profile's [latency] budget_ms, else 25, or for a slower sensor its worst case plus 10). Also decides the default scans per refill.", transform: DecimalNumber.argument)
         var budgetMs: Double?
 
         @Option(help: "Scans per refill (default: the most, 1 to 4, that keeps the budget and waits at most 5 ms).")

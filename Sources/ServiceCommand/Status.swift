@@ -15,9 +15,12 @@ extension ServiceCommands {
         @Flag(help: "Print the status as one JSON line.")
         var json = false
 
-        @Option(name: .customLong("timeout"), help: ArgumentHelp("Seconds to wait for the service to accept the connection and answer (0.1 to 600).", valueName: "timeout"))
-        var timeoutArgument: DecimalArgument = 3
-        var timeout: Double { timeoutArgument.value }
+        @Option(name: .customLong("timeout-ms"), help: ArgumentHelp("Milliseconds to wait for the service to accept the connection and answer (100 to 600000).", valueName: "MS"))
+        var timeoutMs: Int = 3000
+
+        /// The seconds spelling of --timeout-ms, kept working for existing scripts and hidden from help.
+        @Option(name: .customLong("timeout"), help: .hidden, transform: DecimalNumber.argument)
+        var timeoutSeconds: Double?
 
         @Flag(help: "Print the status as Prometheus text-format metrics.")
         var prometheus = false
@@ -28,7 +31,8 @@ extension ServiceCommands {
         var options: StatusOptions {
             var o = StatusOptions(socket: socket)
             o.json = json
-            o.timeout = timeout
+            o.timeoutMs = timeoutMs
+            o.timeoutSeconds = timeoutSeconds
             o.prometheus = prometheus
             return o
         }

@@ -25,20 +25,20 @@ struct ForceStageServiceMain {
             print(forceStageVersion)
             exit(0)
         case .usage(let who, let message):
-            printError("\(who): \(message); see `\(who) --help`")
+            printError(usageLine(who, message))
             exit(ExitStatus.usage.rawValue)
         case .run(let options):
             do throws(CommandFailure) {
                 exit(try options.execute())
             } catch {
-                fail(error, "forcestage run")
+                fail(error, "\(ServiceArguments.program) run")
             }
         case .status(let options):
             do throws(CommandFailure) {
                 try options.execute()
                 exit(0)
             } catch {
-                fail(error, "forcestage status")
+                fail(error, "\(ServiceArguments.program) status")
             }
         }
     }

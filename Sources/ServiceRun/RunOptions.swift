@@ -91,6 +91,8 @@ public struct RunOptions: Sendable {
             return handler
         }
         let logger = Logger(label: "forcestage.run")
+        // libiio's own warning on opening a buffer, explained once in the log instead of printed at each open.
+        LibiioNotices.noticeHandler = { logger.debug("\($0)") }
         if let n = hapticsTest, let profile = calibration.profilePath {
             try runHapticsTest(profile: profile, taps: n)
             return 0

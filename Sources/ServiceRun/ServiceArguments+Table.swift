@@ -19,10 +19,12 @@ extension ServiceArguments {
         public var values: [String]
         /// Whether the command refuses to run without it.
         public var isRequired: Bool
+        /// Whether help leaves it out (an old spelling still accepted).
+        public var isHidden: Bool
 
         public var description: String {
             "--\(name)\(valueName.map { " <\($0)>" } ?? "")\(isRequired ? " (required)" : "")"
-                + "\(defaultText.map { " default \($0)" } ?? "")\(values.isEmpty ? "" : " values \(values)"): \(help)"
+                + "\(defaultText.map { " default \($0)" } ?? "")\(values.isEmpty ? "" : " values \(values)")\(isHidden ? " (hidden)" : ""): \(help)"
         }
     }
 
@@ -35,7 +37,7 @@ extension ServiceArguments {
     static func rows<O>(_ command: Command<O>) -> [OptionRow] {
         command.specs.map {
             OptionRow(name: $0.name, valueName: $0.valueName, help: $0.help, defaultText: $0.defaultText,
-                      values: $0.values, isRequired: command.required.contains($0.name))
+                      values: $0.values, isRequired: command.required.contains($0.name), isHidden: $0.hidden)
         }
     }
 }

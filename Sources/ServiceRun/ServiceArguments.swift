@@ -40,8 +40,12 @@ public enum ServiceArguments {
         var apply: @Sendable (inout Options, String) -> Bool
         /// Said after an invalid value (as swift-argument-parser says its transform's error), or nothing.
         var refusal: String? = nil
+        /// Accepted but left out of help (an old spelling kept for existing scripts).
+        var hidden = false
 
         var synopsis: String { valueName.map { "--\(name) <\($0)>" } ?? "--\(name)" }
+        /// How messages name it: swift-argument-parser leaves a hidden option's value name out.
+        var named: String { hidden ? "--\(name)" : synopsis }
     }
 
     /// A subcommand: its abstract, discussion, options and how it starts.
@@ -54,7 +58,12 @@ public enum ServiceArguments {
         var required: Set<String> = []
     }
 
-    static let program = "forcestage"
+    /// The name help and messages use: `forcestage-service` when run by that name, else
+    /// `forcestage` (whose `run` and `status` exec this program keeping their `argv[0]`).
+    public static let program: String = {
+        let name = PathText.lastComponent(CommandLine.arguments.first ?? "")
+        return name == ServiceExecutable.name ? name : "forcestage"
+    }()
 
     /// Parses the arguments after the program name. The order of the checks is
     /// swift-argument-parser's, so the first complaint is the one `forcestage`
@@ -159,10 +168,10 @@ public enum ServiceArguments {
                 value = arguments[i]
                 i += 1
             } else {
-                return .done(.usage(who: who, message: "Missing value for '\(spec.synopsis)'"))
+                return .done(.usage(who: who, message: "Missing value for '\(spec.named)'"))
             }
             guard spec.apply(&options, value) else {
-                return .done(.usage(who: who, message: "The value '\(value)' is invalid for '\(spec.synopsis)'\(spec.refusal.map { ": \($0)" } ?? valueList(spec.values))"))
+                return .done(.usage(who: who, message: "The value '\(value)' is invalid for '\(spec.named)'\(spec.refusal.map { ": \($0)" } ?? valueList(spec.values))"))
             }
             given.insert(name)
         }
@@ -234,6 +243,13 @@ extension ServiceArguments {
              }, refusal: defaultText == nil ? DecimalNumber.refusal : nil)
     }
 
+    /// `spec`, accepted but not shown in help.
+    static func hiding<O>(_ spec: Spec<O>) -> Spec<O> {
+        var hidden = spec
+        hidden.hidden = true
+        return hidden
+    }
+
     static func flag<O>(_ name: String, _ help: String, _ set: @escaping @Sendable (inout O) -> Void) -> Spec<O> {
         Spec(name: name, valueName: nil, help: help, apply: { o, _ in set(&o); return true })
     }
@@ -253,9 +269,9 @@ extension ServiceArguments {
             },
             option("profile", nil, "The panel's profile (TOML; see README, Profiles). Wins over every other calibration.") { $0.calibration.profilePath = $1; return true },
             option("calibration", "REC.json", "A recording whose calibration block to use instead of a profile.") { $0.calibration.calibrationPath = $1; return true },
-            decimal("rate", "HZ", "Scans per second when the device has no sampling_frequency (default: the calibration recording's rate, where there is one).") { o, x in o.rate = x },
+            decimal("rate", "HZ", RateHelp.calibrated) { o, x in o.rate = x },
             option("trigger", "NAME|hrtimer:HZ|sysfs", "The IIO trigger to stream through: NAME of an existing one, hrtimer:HZ (made through configfs at that rate, removed at exit) or sysfs (made if none exists). The device's conversion rate is raised to keep up; everything changed is put back at exit.") { $0.trigger = $1; return true },
-            decimal("budget-ms", nil, "Allowed press-to-event time, milliseconds (default: the profile's [latency] budget_ms, else 25). Also decides the default scans per refill.") { o, x in o.budgetMs = x },
+            decimal("budget-ms", nil, "Allowed press-to-event time, milliseconds (default: the profile's [latency] budget_ms, else 25, or for a slower sensor its worst case plus 10). Also decides the default scans per refill.") { o, x in o.budgetMs = x },
             option("scans-per-refill", nil, "Scans per refill (default: the most, 1 to 4, that keeps the budget and waits at most 5 ms).") { o, v in
                 guard let n = Int(v) else { return false }
                 o.scansPerRefill = n
@@ -311,7 +327,12 @@ extension ServiceArguments {
         specs: [
             option("socket", nil, "The socket the service serves (forcestage run --socket PATH).") { $0.socket = $1; return true },
             flag("json", "Print the status as one JSON line.") { $0.json = true },
-            decimal("timeout", nil, "Seconds to wait for the service to accept the connection and answer (0.1 to 600).", default: "3.0") { o, x in o.timeout = x },
+            option("timeout-ms", "MS", "Milliseconds to wait for the service to accept the connection and answer (100 to 600000).", default: "3000") { o, v in
+                guard let n = Int(v) else { return false }
+                o.timeoutMs = n
+                return true
+            },
+            hiding(decimal("timeout", nil, "") { o, x in o.timeoutSeconds = x }),
             flag("prometheus", "Print the status as Prometheus text-format metrics.") { $0.prometheus = true },
         ],
         required: ["socket"])
@@ -335,7 +356,8 @@ extension ServiceArguments {
 
     static func help<O>(_ command: Command<O>) -> String {
         let width = screenWidth()
-        var lines: [(String, String)] = command.specs.map { spec in
+        let visible = command.specs.filter { !$0.hidden }
+        var lines: [(String, String)] = visible.map { spec -> (String, String) in
             var text = spec.help
             switch (spec.values.isEmpty, spec.defaultText) {
             case (true, let d?): text += " (default: \(d))"
@@ -348,7 +370,7 @@ extension ServiceArguments {
         lines.append(("--version", "Show the version."))
         lines.append(("-h, --help", "Show help information."))
         // swift-argument-parser's synopsis: every option up to 12, else the required ones after `[<options>]`, or `<options>`.
-        var shown = command.specs
+        var shown = visible
         var synopsis = "\(program) \(command.name)"
         if shown.count > 12 {
             shown = shown.filter { command.required.contains($0.name) }

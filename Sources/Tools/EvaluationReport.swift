@@ -97,13 +97,16 @@ public struct EvaluationReport: Sendable {
     public func text(verbose: Bool = false) -> String {
         var lines: [String] = []
         func row(_ name: String, _ labels: Int, _ events: Int, _ p: Double, _ r: Double, _ f: Double, _ fe: Int, _ mi: Int,
-                 _ within: Double, _ scans: [Int64], _ ms: [Double]) -> String {
+                 _ within: Double, _ scans: [Int64]?, _ ms: [Double]) -> String {
+            // Scans and milliseconds side by side only at one rate; across rates a scan has no one length.
             let lat = EvaluationReport.quantiles.map { (n, q) in
-                "\(n) \(percentile(scans, q).map(String.init) ?? "-")/\(percentile(ms, q).map { fixed($0, 1) } ?? "-")"
+                let msText = percentile(ms, q).map { fixed($0, 1) } ?? "-"
+                guard let scans else { return "\(n) \(msText)" }
+                return "\(n) \(percentile(scans, q).map(String.init) ?? "-")/\(msText)"
             }.joined(separator: " ")
             return name.padding(toLength: 34, withPad: " ", startingAt: 0) +
                 " labels \(labels) events \(events)  P \(fixed(p, 3)) R \(fixed(r, 3)) F1 \(fixed(f, 3))" +
-                "  false \(fe) missed \(mi)  in-target \(fixed(within * 100, 1))%  latency scans/ms \(lat)"
+                "  false \(fe) missed \(mi)  in-target \(fixed(within * 100, 1))%  latency \(scans == nil ? "ms (recordings at several rates)" : "scans/ms") \(lat)"
         }
         func kinds(_ counts: [(DisagreementKind, Int)], stuck: Int) -> String {
             "    disagreements: " + counts.map { "\($0.0.rawValue) \($0.1)" }.joined(separator: ", ") + "; stuck reports \(stuck)"
@@ -131,8 +134,9 @@ public struct EvaluationReport: Sendable {
         }
         let o = overall
         if entries.count > 1 {
+            let oneRate = Set(entries.map(\.score.sampleRateHz)).count == 1
             lines.append(row("overall", o.labels, o.events, o.precision, o.recall, o.f1, o.falseEvents, o.misses,
-                             o.withinTarget, o.latencyScans, o.latencyMs))
+                             o.withinTarget, oneRate ? o.latencyScans : nil, o.latencyMs))
             lines.append(kinds(DisagreementKind.allCases.map { ($0, o.kinds[$0] ?? 0) }, stuck: o.stuck))
             if let line = EvaluationReport.positionLine(o.positionErrors, unpositioned: o.unpositioned) { lines.append(line) }
         }

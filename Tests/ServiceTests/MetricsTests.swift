@@ -66,7 +66,8 @@ struct MetricsTests {
         #expect(s["forcestage_health{state=\"streaming\"}"] == 1 && s["forcestage_health{state=\"lost\"}"] == 0, "\(live.stdout)")
         #expect((s["forcestage_scans_total"] ?? 0) > 0)
         #expect(s["forcestage_overflows_total{ring=\"event\"}"] == 0)
-        #expect(s["forcestage_budget_seconds"] == 0.025)
+        // No budget stated: the press train's worst case at 250 scans/s (16 ms) plus the host's 10 ms.
+        #expect(s["forcestage_budget_seconds"] == 0.026)
         #expect(s["forcestage_info{device=\"ads1015 (test-panel, iio:device0)\",profile=\"\(url.path)\",version=\"\(forceStageVersion)\"}"] == 1, "\(live.stdout)")
 
         #expect(service.wait(timeout: 60) == 0, "\(service.stderr)")

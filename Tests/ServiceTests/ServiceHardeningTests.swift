@@ -49,7 +49,8 @@ struct ServiceHardeningTests {
         #expect(status["health"] as? String == "streaming")
         #expect(int(status["reloads"]) == 0)
         #expect(status["profile"] as? String == "test-panel-2.5", "the first profile stays in force")
-        #expect(status["budgetMs"] as? Double == 25)
+        // It states no budget: at 250 scans/s its worst case (sampling, spike filter, a 3-scan deferred release) is 16 ms, plus the host's 10.
+        #expect(status["budgetMs"] as? Double == 26)
         kill(pid_t(pid), SIGTERM)
         #expect(service.wait(timeout: 20) == 0, "\(service.stderr)")
         let log = service.stderr

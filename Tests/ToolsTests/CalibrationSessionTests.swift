@@ -492,7 +492,7 @@ struct VerificationTimeoutTests {
         #expect(s.step == .verify)
         #expect(s.handle(.stalled(seconds: 9.5, atScan: at)).isEmpty && s.step == .verify, "9.5 s is within the 10 s timeout")
         let notes = s.handle(.stalled(seconds: 10.5, atScan: at))
-        #expect(notes == [.measured(.verify, "no scans from the device for 10 s: verification ends with 0 of 5 presses verified (--verify-timeout S waits longer, --verify-presses 0 skips it)"),
+        #expect(notes == [.measured(.verify, "no scans from the device for 10 s: verification ends with 0 of 5 presses verified (--verify-timeout-ms MS waits longer, --verify-presses 0 skips it)"),
                           .started(.done)], "\(notes)")
         #expect(s.step == .done && s.result != nil)
     }

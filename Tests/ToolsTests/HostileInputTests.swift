@@ -296,7 +296,7 @@ struct HostileInputTests {
         (["run", "--budget-ms", "-5"], "--budget-ms must be above 0"),
         (["run", "--rate", "-1e3"], "--rate must be a number from 0.01"),
         (["status", "--socket", "/nonexistent/s", "--timeout", "-5"], "--timeout must be 0.1 to 600"),
-        (["status", "--socket", "/nonexistent/s", "--timeout", "-inf"], "The value '-inf' is invalid for '--timeout <timeout>'"),
+        (["status", "--socket", "/nonexistent/s", "--timeout", "-inf"], "The value '-inf' is invalid for '--timeout'"),
     ])
     func negativeValues(args: [String], message: String) throws {
         let r = try expectUsageRefusal(args, mentioning: message)

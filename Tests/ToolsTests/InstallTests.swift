@@ -75,6 +75,8 @@ struct InstallTests {
         ["run", "--kernel-buffers", "0", "--bogus"], ["run", "--bogus", "--kernel-buffers", "x"], ["run", "--kernel-buffers", "0", "extra"],
         ["run", "--haptics-test", "5", "--profile", "/nonexistent/p.toml"],
         ["status"], ["status", "--socket"], ["status", "--json"], ["status", "--socket", "/x", "--timeout", "0"],
+        ["status", "--socket", "/x", "--timeout-ms", "5"], ["status", "--socket", "/x", "--timeout-ms", "1.5"],
+        ["status", "--socket", "/x", "--timeout", "abc"], ["status", "--socket", "/x", "--timeout"], ["status", "--socket", "/nonexistent/fs.sock", "--timeout", "0.5"],
         ["status", "--socket", "/x", "--json", "--prometheus"], ["status", "--socket", "/x", "--jsn"],
         ["status", "--socket", "/nonexistent/fs.sock"],
     ]
@@ -91,7 +93,10 @@ struct InstallTests {
             for arguments in Self.parsingCases {
                 let environment = ["COLUMNS": columns, "PATH": "/usr/bin:/bin"]
                 let expected = try runProcess([alone.path] + arguments, environment: environment)
-                let got = try runProcess([service.path] + arguments, environment: environment)
+                var got = try runProcess([service.path] + arguments, environment: environment)
+                // forcestage-service names itself; under forcestage's name (the exec from `forcestage run`) it says forcestage.
+                got.stdout = got.stdout.replacingOccurrences(of: "forcestage-service", with: "forcestage")
+                got.stderr = got.stderr.replacingOccurrences(of: "forcestage-service", with: "forcestage")
                 // The root command differs by design (forcestage has every subcommand): compare status only there.
                 let root = arguments.first.map { !["run", "status", "help"].contains($0) } ?? true || arguments == ["help"]
                 #expect(got.status == expected.status, "\(arguments): status \(got.status), forcestage \(expected.status)")
@@ -100,6 +105,42 @@ struct InstallTests {
                     #expect(got.stderr == expected.stderr, "\(arguments): stderr differs: \(got.stderr) / \(expected.stderr)")
                 }
             }
+        }
+    }
+
+    @Test("forcestage-service names itself in its help and usage lines; under forcestage's name it says forcestage")
+    func serviceNamesItself() throws {
+        let service = forcestageBinary.deletingLastPathComponent().appendingPathComponent("forcestage-service")
+        let help = try runProcess([service.path, "--help"], environment: ["COLUMNS": "80"])
+        #expect(help.status == 0 && help.stdout.contains("USAGE: forcestage-service <subcommand>"), "\(help.stdout)")
+        #expect(help.stdout.contains("See 'forcestage-service help <subcommand>'"), "\(help.stdout)")
+        let runHelp = try runProcess([service.path, "run", "--help"], environment: ["COLUMNS": "80"])
+        #expect(runHelp.stdout.contains("USAGE: forcestage-service run"), "\(runHelp.stdout)")
+        let usage = try runProcess([service.path, "status", "--jsn"])
+        #expect(usage.status == 64 && usage.stderr.hasPrefix("forcestage-service status: "), "\(usage.stderr)")
+        // Exec'd from forcestage (the same argv[0]): forcestage's words.
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let copy = dir.appendingPathComponent("forcestage")
+        try FileManager.default.copyItem(at: forcestageBinary, to: copy)
+        try FileManager.default.copyItem(at: service, to: dir.appendingPathComponent("forcestage-service"))
+        let viaForcestage = try runProcess([copy.path, "status", "--help"], environment: ["COLUMNS": "80"])
+        #expect(viaForcestage.stdout.contains("USAGE: forcestage status"), "\(viaForcestage.stdout)")
+    }
+
+    @Test("A usage error is one line ending in `; see ... --help`, never `.;`, in both programs",
+          arguments: [["run", "--kernel-buffers", "x"], ["run", "--log-level", "loud"], ["status"], ["run", "--blocking=1"]])
+    func usageLineHasNoStrayStop(arguments: [String]) throws {
+        let service = forcestageBinary.deletingLastPathComponent().appendingPathComponent("forcestage-service")
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let alone = dir.appendingPathComponent("forcestage")
+        try FileManager.default.copyItem(at: forcestageBinary, to: alone)
+        for program in [alone, service] {
+            let r = try runProcess([program.path] + arguments)
+            #expect(r.status == 64, "\(program.lastPathComponent) \(arguments): \(r.stderr)")
+            #expect(lines(r.stderr).count == 1 && r.stderr.hasSuffix(" --help`\n"), "\(r.stderr)")
+            #expect(!r.stderr.contains(".;"), "\(program.lastPathComponent) \(arguments): \(r.stderr)")
         }
     }
 

@@ -39,35 +39,11 @@ struct RealRecordingTests {
         }
     }
 
-    /// `recording` with every force channel's raw words inverted (bitwise NOT
-    /// within the channel's bits, so the rails swap exactly) and each linear
-    /// calibration's zero and gain inverted to match: a cell wired the other way round.
+    /// `recording` with every force channel's raw words inverted and each linear
+    /// calibration turned round to match (``NegativeGain``, what `synth --negative-gain`
+    /// writes): a cell wired the other way round. `nil` where there is nothing to turn round.
     static func inverted(_ recording: Recording) throws -> Recording? {
-        var metadata = recording.metadata
-        guard var cal = metadata.calibration else { return nil }
-        var force: [ForceChannelCalibration] = []
-        for entry in cal.force {
-            guard case .linear(let zero, let gain) = entry.mapping,
-                  let channel = metadata.channels.first(where: { $0.id == entry.channel }) else { return nil }
-            let inverse = channel.format.signed ? Double(~Int64(zero.rounded())) : Double(channel.format.maximumRaw - Int64(zero.rounded()))
-            force.append(ForceChannelCalibration(channel: entry.channel, mapping: .linear(zeroRaw: inverse, newtonsPerCount: -gain)))
-        }
-        cal.force = force
-        metadata.calibration = cal
-        var scans = recording.scans
-        let layout = recording.layout
-        let forceSlots = metadata.forceChannels.compactMap { c in layout.slot(forIndex: c.index) }
-        scans.withUnsafeMutableBytes { raw in
-            for i in 0..<recording.scanCount {
-                for slot in forceSlots {
-                    let ch = layout[slot]
-                    let p = raw.baseAddress! + i * layout.scanSize + ch.offset
-                    let v = ch.format.decode(UnsafeRawPointer(p))
-                    ch.format.encode(ch.format.signed ? ~v : ch.format.maximumRaw - v, to: p)
-                }
-            }
-        }
-        return try Recording(metadata: metadata, scans: scans)
+        try? NegativeGain.twin(of: recording, label: recording.metadata.deviceLabel)
     }
 
     static func checkTwin(_ recording: Recording, name: String) throws {

@@ -21,6 +21,7 @@ struct ServiceOptionTableTests {
         var isOptional: Bool
         var isRepeating: Bool
         var abstract: String?
+        var shouldDisplay: Bool?
 
         var longName: String? { names?.first { $0.kind == "long" }?.name }
     }
@@ -43,7 +44,7 @@ struct ServiceOptionTableTests {
         return (command.arguments ?? []).filter { !["help", "version"].contains($0.longName ?? "") }
     }
 
-    @Test("run and status: the same options in the same order, each with the same kind, value name, help, default, values and optionality",
+    @Test("run and status: the same options in the same order, each with the same kind, value name, help, default, values, optionality and visibility in help",
           arguments: ["run", "status"])
     func sameArguments(subcommand: String) throws {
         let table = subcommand == "run" ? ServiceArguments.runOptions : ServiceArguments.statusOptions
@@ -63,9 +64,10 @@ struct ServiceOptionTableTests {
                 // A Bool flag's default is false on both sides; the table shows none.
                 #expect(row.defaultText == nil && [nil, "false"].contains(argument.defaultValue), "--\(row.name): flag default \(argument.defaultValue ?? "none")")
             }
-            #expect(argument.abstract == row.help, "--\(row.name): help differs:\n  forcestage:         \(argument.abstract ?? "none")\n  forcestage-service: \(row.help)")
+            #expect((argument.abstract ?? "") == row.help, "--\(row.name): help differs:\n  forcestage:         \(argument.abstract ?? "none")\n  forcestage-service: \(row.help)")
             #expect((argument.allValues ?? []) == row.values, "--\(row.name): values \(argument.allValues ?? []) in forcestage, \(row.values) in forcestage-service")
             #expect(argument.isOptional == !row.isRequired, "--\(row.name): \(argument.isOptional ? "optional" : "required") in forcestage, \(row.isRequired ? "required" : "optional") in forcestage-service")
+            #expect((argument.shouldDisplay ?? true) == !row.isHidden, "--\(row.name): \(argument.shouldDisplay == false ? "hidden" : "shown") in forcestage's help, \(row.isHidden ? "hidden" : "shown") in forcestage-service's")
             #expect(!argument.isRepeating, "--\(row.name) repeats in forcestage; forcestage-service's parser keeps the last value only")
         }
     }

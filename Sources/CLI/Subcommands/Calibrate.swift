@@ -18,11 +18,14 @@ extension ForceStage {
             the same analysis over a recording of such a session (e.g. `forcestage synth --script session`). \
             Every recommended value is explained in one line. The profile is saved atomically and only \
             if it validates; Ctrl-C at any step saves nothing.
-            A panel of four force channels is calibrated cell by cell: one known mass is set down on a \
-            mark over each cell (15 % in from its corner), each cell gets its own zero and gain, the \
-            result is checked on the middle of the plate (a spot no placement used), and the profile \
-            holds each cell's position (the recording spec's corners in channel order).
-            Exit status: 0 saved (or declined; also when verification timed out, its recommendation kept), 1 no device, 2 bad input, 3 the session could not finish, 64 usage, 130 interrupted.
+            A panel of 2 to 4 force channels (--channel once per cell) is calibrated cell by cell: one \
+            known mass is set down on a mark over each cell, each cell gets its own zero and gain, the \
+            result is checked on a spot no placement used, and the profile holds each cell's position \
+            (the recording spec's corners in channel order).
+            Live verification reads presses while you answer at the terminal, so a live session with \
+            standard input not a terminal is refused unless --no-verify is given; the profile then says \
+            it was not verified live.
+            Exit status: 0 saved (or declined; also when verification timed out, its recommendation kept), 1 no device, 2 bad input, 3 the session could not finish, 64 usage (also: a live session without a terminal and without --no-verify), 130 interrupted.
             """)
 
         @OptionGroup var source: DeviceOptions
@@ -68,9 +71,18 @@ extension ForceStage {
         @Option(help: "Presses to verify live before saving.")
         var verifyPresses: Int = 4
 
-        @Option(name: .customLong("verify-timeout"), help: ArgumentHelp("Verification ends after this many seconds without an event: nobody pressing, or a press never released (the recommendation is kept).", valueName: "S"))
-        var verifyTimeoutArgument: DecimalArgument = 60
-        var verifyTimeout: Double { verifyTimeoutArgument.value }
+        @Flag(help: "Save the profile without live verification (the profile says so); needed when standard input is not a terminal.")
+        var noVerify = false
+
+        @Option(name: .customLong("verify-timeout-ms"), help: ArgumentHelp("Verification ends after this many milliseconds without an event: nobody pressing, or a press never released (the recommendation is kept).", valueName: "MS"), transform: DecimalNumber.argument)
+        var verifyTimeoutMs: Double?
+
+        /// The seconds spelling of --verify-timeout-ms, kept working for existing scripts and hidden from help.
+        @Option(name: .customLong("verify-timeout"), help: .hidden, transform: DecimalNumber.argument)
+        var verifyTimeoutSeconds: Double?
+
+        /// Seconds, from whichever spelling was given (default 60 s).
+        var verifyTimeout: Double { verifyTimeoutMs.map { $0 / 1000 } ?? verifyTimeoutSeconds ?? 60 }
 
         @Option(name: .customLong("unloaded-seconds"), help: ArgumentHelp("Seconds the unloaded panel is measured.", valueName: "unloaded-seconds"))
         var unloadedSecondsArgument: DecimalArgument = 3
@@ -97,8 +109,16 @@ extension ForceStage {
             try checkOption(verifyPresses, "--verify-presses", 0...1000, "presses")
             try checkOption(masses, "--masses", 1...32, "masses")
             for m in mass { try checkOption(m, "--mass", 0.001...1_000_000, "grams") }
-            if !(verifyTimeout > 0 && verifyTimeout <= 86_400) { throw ValidationError("--verify-timeout must be above 0 and at most 86400 seconds") }
+            if verifyTimeoutMs != nil && verifyTimeoutSeconds != nil { throw ValidationError("give --verify-timeout-ms or --verify-timeout, not both") }
+            if let ms = verifyTimeoutMs, !(ms > 0 && ms <= 86_400_000) { throw ValidationError("--verify-timeout-ms must be above 0 and at most 86400000 milliseconds") }
+            if let s = verifyTimeoutSeconds, !(s > 0 && s <= 86_400) { throw ValidationError("--verify-timeout must be above 0 and at most 86400 seconds") }
         }
+
+        /// Whether the profile is saved without live verification.
+        var unverified: Bool { noVerify || verifyPresses == 0 }
+
+        /// The header line of a profile saved without live verification.
+        static let unverifiedNote = "Not verified live (--no-verify or --verify-presses 0): no press was classified with it before saving."
 
         var massCount: Int { masses ?? (mass.isEmpty ? (curve ? 3 : 1) : mass.count) }
 
@@ -112,6 +132,14 @@ extension ForceStage {
                     return false
                 }
                 return
+            }
+            // Live verification classifies presses while the person may answer at the terminal; without
+            // one nobody is there, so saving an unverified profile must be asked for by name.
+            if verifyPresses > 0 && !noVerify && isatty(0) == 0 {
+                throw CommandFailure(.usage, "live verification needs a terminal (standard input is not one); pass --no-verify to save the profile without it")
+            }
+            if noVerify {
+                printError("forcestage calibrate: --no-verify: the profile is not verified live (it says so); replay a recording of the panel with it, or calibrate again at a terminal")
             }
             let live: LiveScans
             switch LiveScans.open(source, channels: channels, rate: rate, trigger: triggerOptions.trigger) {
@@ -163,7 +191,7 @@ extension ForceStage {
             plan.channelMinimumRaw = force.map { $0.format.minimumRaw }
             plan.massCount = massCount
             plan.curve = curve
-            plan.verificationPresses = verifyPresses
+            plan.verificationPresses = unverified ? 0 : verifyPresses
             plan.verificationTimeoutSeconds = verifyTimeout
             plan.unloadedSeconds = unloadedSeconds
             if plan.perCell && (massCount > 1 || curve) {
@@ -188,12 +216,18 @@ extension ForceStage {
             let url = URL(fileURLWithPath: output)
             let label: String? = anyLabel ? nil : (matchLabel ?? metadata.deviceLabel)
             let profileName = name ?? url.deletingPathExtension().lastPathComponent
-            let profile = result.profile(name: profileName, matchName: metadata.deviceName, matchLabel: label, file: url.path)
+            var profile = result.profile(name: profileName, matchName: metadata.deviceName, matchLabel: label, file: url.path)
+            // Where the device states no rate (an HX711), the profile's rate is what `run`, `meter` and `record` stream at.
+            profile.sampleRateHz = metadata.sampleRateHz
             let stamp = ISO8601DateFormatter().string(from: Date())
-            let header = ["Made by `forcestage calibrate` at \(stamp) from \(source) (\(metadata.deviceName)\(metadata.deviceLabel.map { ", label \($0)" } ?? "")).",
-                          "Why each value is what it is:"] + result.reasons.map { "  " + $0 }
+            var header = ["Made by `forcestage calibrate` at \(stamp) from \(source) (\(metadata.deviceName)\(metadata.deviceLabel.map { ", label \($0)" } ?? ""))."]
+            if fromRecording == nil && unverified {
+                header.append(Self.unverifiedNote)
+            }
+            header += ["Why each value is what it is:"] + result.reasons.map { "  " + $0 }
             let text = profile.tomlText(header: header)
-            if ui.interactive && !yes {
+            // The question needs someone at the terminal; without one, --no-verify (required above) was the consent.
+            if ui.interactive && !yes && isatty(0) != 0 {
                 guard ui.confirm("Save the profile to \(output)? [Y/n] ") else {
                     ui.say("Not saved.")
                     return
@@ -208,10 +242,7 @@ extension ForceStage {
             let recording = try Recording(metadata: RecordingMetadata(
                 deviceName: metadata.deviceName, deviceLabel: metadata.deviceLabel, sampleRateHz: metadata.sampleRateHz,
                 timestampClock: metadata.timestampClock, channels: metadata.channels,
-                calibration: RecordingCalibration(force: result.calibration, peekNewtons: Double(result.settings.peekNewtons),
-                                                  popNewtons: Double(result.settings.popNewtons),
-                                                  creepAmount: result.settings.creepAmount.map(Double.init),
-                                                  creepMilliseconds: result.settings.creepAmount == nil ? nil : Double(result.settings.creepMilliseconds)),
+                calibration: RecordingCalibration(force: result.calibration, settings: result.settings),
                 labels: fromRecording == nil ? [] : metadata.labels), scans: driver.bytes)
             if let saveSession {
                 do { try recording.write(to: URL(fileURLWithPath: saveSession)) } catch {

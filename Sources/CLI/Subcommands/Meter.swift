@@ -14,8 +14,10 @@ extension ForceStage {
             discussion: """
             Fits an 80-column terminal and needs nothing but ANSI cursor movement, so it works over \
             ssh and in tmux. q or Ctrl-C quits and restores the terminal. The calibration is --profile, \
-            else --calibration REC.json, else the recording being emulated (when it names this device), \
-            else the best match in calibration/ for the device (see `forcestage profile which`).
+            else --calibration REC.json, else the profile in calibration/ that best matches the device's \
+            name and label (see `forcestage profile which`). An emulated device is treated as a real one: \
+            the recording being emulated lends it no calibration (pass --calibration REC.json for that). \
+            A device that states no rate (an HX711) is read at --rate, else the calibration's rate.
             """)
 
         /// Device, calibration and rate: the options every live command shares.

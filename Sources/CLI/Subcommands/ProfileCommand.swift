@@ -17,7 +17,7 @@ extension ForceStage {
                 abstract: "Show which profile in calibration/ applies to a device and why (the most specific match wins).",
                 discussion: """
                 Give the device's IIO name (and label), or leave them out to ask a live device \
-                (--uri/--device, or the emulator). Exit status: 0 a profile matched, 1 none did or bad input.
+                (--uri/--device, or the emulator). Exit status: 0 a profile matched, 1 none did (or no device answered), 2 a bad profile directory (bad input), 64 usage.
                 """)
 
             @Option(help: "The IIO device name to match (instead of asking a device).")

@@ -11,7 +11,7 @@ extension ForceStage {
     struct Record: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Record a live IIO device into STEM.json + STEM.iio (raw scans as the kernel gave them).",
-            discussion: "Stops after --duration, at SIGINT (Ctrl-C), or with --exit-on-timeout when the device goes quiet. Both files are written atomically.")
+            discussion: "Stops after --duration, at SIGINT (Ctrl-C), or with --exit-on-timeout when the device goes quiet. Both files are written atomically. The recording carries the calibration (force channels and levels) of the profile in calibration/ that matches the device, so `forcestage replay` classifies it as it was recorded.")
 
         @OptionGroup var source: DeviceOptions
 
@@ -58,7 +58,12 @@ extension ForceStage {
             case .failure(let m): throw CommandFailure(.deviceFault, m.description)
             }
             defer { live.trigger?.restore() }
-            let metadata = live.metadata
+            var metadata = live.metadata
+            // The matching profile's calibration goes into the recording, so `replay` classifies it as it was.
+            let profile = matchingProfile(deviceName: metadata.deviceName, label: metadata.deviceLabel)
+            metadata.calibration = recordedCalibration(profile, for: metadata)
+            let calibrated = metadata.calibration == nil ? "" : " with the calibration of profile \(profile?.name ?? "")"
+
             let layout = live.source.stream.layout
 
             // The source (and its buffer) lives only inside capture(), so it is closed before the trigger is put back.
@@ -71,7 +76,7 @@ extension ForceStage {
                 throw CommandFailure(.deviceFault, "cannot write \(output): \(error)")
             }
             let count = whole / layout.scanSize
-            FileHandle.standardError.write(Data("forcestage record: \(count) scans written to \(output)\(Self.pacing(data, count: count, metadata: metadata, layout: layout))\n".utf8))
+            FileHandle.standardError.write(Data("forcestage record: \(count) scans written to \(output)\(calibrated)\(Self.pacing(data, count: count, metadata: metadata, layout: layout))\n".utf8))
             if let ending { throw CommandFailure(.deviceFault, "stopped early: \(ending)") }
         }
 

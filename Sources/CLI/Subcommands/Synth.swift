@@ -19,6 +19,7 @@ extension ForceStage {
                   forcestage synth --corpus scenarios/ --scenario all
                   forcestage synth --panel panel4 --seed 21 --duration 60 --scenario sliding -o out/slide.json
                   forcestage synth --panel panel3 --seed 5 --duration 60 -o out/triangle.json
+                  forcestage synth --panel hx711-80 --seed 7 --duration 30 --presses 6 --negative-gain -o out/negative.json
                 Multi-cell panels (AD7124-4, 500 scans/s, a gain and a zero per cell, labels with x/y): \
                 panel2 is a bar on two cells (presses along it, y 0.5), panel3 a plate on three cells \
                 (the triangle [0,0] [1,0] [0.5,1]; presses inside it), panel4 a plate on four corner cells.
@@ -55,6 +56,9 @@ extension ForceStage {
 
         @Option(help: "Label at this profile's levels, on the noise-free force as its calibration reads it (what a classifier with that profile must emit).")
         var labelProfile: String?
+
+        @Flag(help: "Wire the panel's load cells the other way round: force lowers the counts (the raw words are inverted, the calibration's zero and gain follow, the labels stay). Not for a force-sensing resistor's curve.")
+        var negativeGain = false
 
         @Option(name: [.short, .customLong("output")], help: "Where to write: DIR/STEM.json (STEM.iio is written beside it).")
         var output: String?
@@ -134,10 +138,17 @@ extension ForceStage {
                 throw CommandFailure(.badInput, error.description)
             }
             progress.finish()
+            var recording = result.recording
+            if negativeGain {
+                let label = recording.metadata.deviceLabel.map { $0 + "-negative-gain" }
+                do { recording = try NegativeGain.twin(of: recording, label: label) } catch {
+                    throw CommandFailure(.usage, "--negative-gain: \(panel): \(error); use a load-cell panel (\(PanelKind.allCases.filter { $0 != .fsrADS1115 }.map(\.rawValue).joined(separator: ", ")))")
+                }
+            }
             let url = URL(fileURLWithPath: output)
-            try writeOrFail(url) { try result.recording.write(to: $0) }
-            let labels = result.recording.metadata.labels
-            print("wrote \(output): \(result.recording.scanCount) scans, \(result.script.presses.count) presses, "
+            try writeOrFail(url) { try recording.write(to: $0) }
+            let labels = recording.metadata.labels
+            print("wrote \(output): \(recording.scanCount) scans\(negativeGain ? " (negative gain)" : ""), \(result.script.presses.count) presses, "
                   + "\(labels.filter { $0.event == .peek }.count) peek / \(labels.filter { $0.event == .pop }.count) pop / "
                   + "\(labels.filter { $0.event == .release }.count) release labels, "
                   + "\(result.spikeScans.count) spikes, \(result.droppedScans) dropped scans")

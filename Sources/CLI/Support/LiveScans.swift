@@ -43,9 +43,11 @@ struct LiveDevice {
         case .success(let r): triggerRate = r
         case .failure(let m): attachment?.restore(); return .failure(m)
         }
-        guard let sampleRate = triggerRate ?? device.samplingFrequency ?? rate else {
+        // A device that states no rate (an HX711) streams at the rate its matching profile was calibrated at.
+        let profileRate = { matchingProfile(deviceName: device.name ?? device.id, label: device.label)?.sampleRateHz }
+        guard let sampleRate = triggerRate ?? device.samplingFrequency ?? rate ?? profileRate() else {
             attachment?.restore()
-            return .failure(CLIMessage("\(device.displayName) has no sampling_frequency attribute; pass --rate (e.g. 80 for an HX711 with RATE high)"))
+            return .failure(CLIMessage("\(device.displayName) has no sampling_frequency attribute and no profile in calibration/ states its sample_rate_hz; pass --rate (e.g. 80 for an HX711 with RATE high)"))
         }
         let source: IIOScanSource
         do {

@@ -598,7 +598,7 @@ public struct CalibrationSession: Sendable {
             // nor a press that is never released (a load left on the panel, or a
             // zero that crept above the release level): counted from the last
             // event, whatever the classifier's state.
-            notes.append(.measured(.verify, "no event for \(JSON.format(plan.verificationTimeoutSeconds)) s (no press, or one never released): verification ends with \(verified) of \(plan.verificationPresses) presses verified (--verify-timeout S waits longer, --verify-presses 0 skips it)"))
+            notes.append(.measured(.verify, "no event for \(JSON.format(plan.verificationTimeoutSeconds)) s (no press, or one never released): verification ends with \(verified) of \(plan.verificationPresses) presses verified (--verify-timeout-ms MS waits longer, --verify-presses 0 skips it)"))
             notes.append(contentsOf: begin(.done, at: sample + 1))
         }
         return notes
@@ -611,7 +611,7 @@ public struct CalibrationSession: Sendable {
     /// already made). The earlier steps wait for the device: nothing is known yet.
     public mutating func stalled(seconds: Double, atScan scan: Int) -> [SessionNote] {
         guard step == .verify, seconds > plan.verificationTimeoutSeconds else { return [] }
-        return [.measured(.verify, "no scans from the device for \(JSON.format(plan.verificationTimeoutSeconds)) s: verification ends with \(verified) of \(plan.verificationPresses) presses verified (--verify-timeout S waits longer, --verify-presses 0 skips it)")]
+        return [.measured(.verify, "no scans from the device for \(JSON.format(plan.verificationTimeoutSeconds)) s: verification ends with \(verified) of \(plan.verificationPresses) presses verified (--verify-timeout-ms MS waits longer, --verify-presses 0 skips it)")]
             + begin(.done, at: scan)
     }
 

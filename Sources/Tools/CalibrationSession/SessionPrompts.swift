@@ -111,7 +111,7 @@ public enum SessionPrompts {
         case .firm:
             return ["\(head): press firmly, as for a pop, \(plan.firmPresses) times: hold each about a second, then let go."]
         case .verify:
-            return ["\(head): verification. Press lightly and firmly; each press is classified with the recommended profile. It ends after \(plan.verificationPresses) presses\(interactive ? " (or press Enter)" : ""), or after \(JSON.format(plan.verificationTimeoutSeconds)) s without an event (--verify-timeout)."]
+            return ["\(head): verification. Press lightly and firmly; each press is classified with the recommended profile. It ends after \(plan.verificationPresses) presses\(interactive ? " (or press Enter)" : ""), or after \(JSON.format(plan.verificationTimeoutSeconds)) s without an event (--verify-timeout-ms)."]
         case .done:
             return []
         }
