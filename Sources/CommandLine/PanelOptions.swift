@@ -12,7 +12,7 @@ import ForceStageFormatsURL
 /// recording's own calibration, an emulated recording or the profile library
 /// is ``CalibrationChoice``'s rule, not the command's.
 public struct CalibrationOptions: ParsableArguments, Sendable {
-    @Option(help: "The panel's profile (TOML; see README, Profiles). Wins over every other calibration.")
+    @Option(help: "The panel's profile (TOML; see docs/profiles.md). Wins over every other calibration.")
     public var profile: String?
 
     @Option(help: ArgumentHelp("A recording whose calibration block to use instead of a profile.", valueName: "REC.json"))

@@ -267,7 +267,7 @@ extension ServiceArguments {
                 o.source.timeoutMs = n
                 return true
             },
-            option("profile", nil, "The panel's profile (TOML; see README, Profiles). Wins over every other calibration.") { $0.calibration.profilePath = $1; return true },
+            option("profile", nil, "The panel's profile (TOML; see docs/profiles.md). Wins over every other calibration.") { $0.calibration.profilePath = $1; return true },
             option("calibration", "REC.json", "A recording whose calibration block to use instead of a profile.") { $0.calibration.calibrationPath = $1; return true },
             decimal("rate", "HZ", RateHelp.calibrated) { o, x in o.rate = x },
             option("trigger", "NAME|hrtimer:HZ|sysfs", "The IIO trigger to stream through: NAME of an existing one, hrtimer:HZ (made through configfs at that rate, removed at exit) or sysfs (made if none exists). The device's conversion rate is raised to keep up; everything changed is put back at exit.") { $0.trigger = $1; return true },
