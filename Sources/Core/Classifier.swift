@@ -122,6 +122,25 @@ public struct Classifier: Sendable {
     /// blocks in a row whose mean lay below the baseline by more than the touch band.
     @usableFromInline internal var _quietScans: Int32 = Classifier.countCeiling
     @usableFromInline internal var _lowScans: Int32 = 0
+    /// The let-go rule (`_letGoIfEvident`): the lowest filtered reading of
+    /// the idle scans since the last release, as of the last full block
+    /// (absolute newtons; the largest float before any), and whether a
+    /// reading has settled since (`_settledBits`); at a peek, the
+    /// press's rest level (absolute; the baseline is frozen through the
+    /// press, so it stands as far above it throughout), whether that rest stood above
+    /// the touch band (the baseline is stale: the rule is armed), and the
+    /// press's highest reading in the current and the previous let-go span
+    /// (the current one started at `_letGoSpanStart`). After every release
+    /// the baseline may re-learn from the first settled readings
+    /// (`_relearn`, `_relearnIfDue`).
+    @usableFromInline internal var _restLow: Float = Float.greatestFiniteMagnitude
+    @usableFromInline internal var _restSettled = false
+    @usableFromInline internal var _pressRest: Float = Float.greatestFiniteMagnitude
+    @usableFromInline internal var _letGoHigh: Float = 0
+    @usableFromInline internal var _letGoHighBefore: Float = 0
+    @usableFromInline internal var _letGoSpanStart: Int64 = 0
+    @usableFromInline internal var _letGoArmed = false
+    @usableFromInline internal var _relearn = false
     @usableFromInline internal var _peekCrossing = _Crossing()
     @usableFromInline internal var _popCrossing = _Crossing()
     @usableFromInline internal var _releaseCrossing = _Crossing()
@@ -386,10 +405,24 @@ public struct Classifier: Sendable {
         // Scalars are stored one by one (no vector insert per scan), loaded as a vector once.
         let values = withUnsafeBytes(of: _block) { $0.loadUnaligned(as: SIMD16<Float>.self) }
         let settled = _settledBits(busy: _blockBusy, peeks: _blockPeeks)
+        // The rest since the last release (the let-go rule): idle readings only.
+        #if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
+        if _blockBusy == 0 {
+            _restLow = Float._min(_restLow, _minLane(values))
+        } else if _blockBusy != Classifier.blockBits {
+            _restLow = _idleLow(_restLow, upTo: Int32(Classifier.blockScans))
+        }
+        #else
+        // On the microcontrollers in one loop over the block in memory (no vector unit).
+        if _blockBusy != Classifier.blockBits { _restLow = _idleLow(_restLow, upTo: Int32(Classifier.blockScans)) }
+        #endif
+        if settled != 0 { _restSettled = true }
         let idle = _blockBusy == 0
         _blockBusy = 0
         _blockPeeks = 0
-        if idle && _endsInTouch(values) {
+        if _relearn && _relearnIfDue(values, settled: settled) {
+            // The baseline moved to the rest after a release.
+        } else if idle && _endsInTouch(values) {
             _touchedBlock()
         } else {
             _trackBaseline(block: values, settled: settled)
@@ -587,7 +620,10 @@ public struct Classifier: Sendable {
             _holdRefSample = sample
             _settled = y
             _releaseLock = _parameters.pressLockScans
+            _armLetGo()
         }
+        // A let-go from a press whose rest stood above the touch band.
+        if _letGoArmed && _letGoIfEvident(y: y, sample: sample, timestampNs: timestampNs, into: &events) { return }
         if _state == .peeking {
             if _parameters.creepAllowance > 0 { _settled += _parameters.creepSmoothing * (y - _settled) }
             // Still climbing toward pop: the hold timer's settle clock restarts.
@@ -653,9 +689,124 @@ public struct Classifier: Sendable {
     @usableFromInline @inline(never)
     internal mutating func _releaseIfEvident(y: Float, sample: Int64, timestampNs: Int64, into events: inout EventRing) {
         guard _releaseEvident(y, sample: sample) else { return }
-        _emit(.release, crossing: _releaseCrossing, force: y, sample: sample, timestampNs: timestampNs, into: &events)
+        _release(y: y, crossing: _releaseCrossing, sample: sample, timestampNs: timestampNs, into: &events)
+    }
+
+    /// Ends the press: the release event, the release lock, and the let-go
+    /// rule's state (the rest since this release is measured afresh, and the
+    /// baseline may re-learn from it, `_relearnIfDue`).
+    @usableFromInline @inline(never)
+    internal mutating func _release(y: Float, crossing: _Crossing?, sample: Int64, timestampNs: Int64,
+                                    into events: inout EventRing) {
+        _emit(.release, crossing: crossing, force: y, sample: sample, timestampNs: timestampNs, into: &events)
         _state = .idle
         _pressLock = _parameters.releaseLockScans
+        _restLow = Float.greatestFiniteMagnitude
+        _restSettled = false
+        _letGoArmed = false
+        _relearn = true
+    }
+
+    /// The baseline's re-learning after a release (`_relearn`), on the first
+    /// block with ``minimumIdleScans`` settled readings or more: the finger
+    /// has left, so they are the unloaded panel (a block is 1.6 s at 10
+    /// scans/s, so a rest between presses seldom settles one throughout).
+    /// Where they read above the baseline by more than the touch band, the
+    /// tracker would refuse them (a slow touch must never
+    /// become the zero), and a zero that a thermal ramp carried that far
+    /// during presses would stay behind for good, every release level out
+    /// of reach. If the block reads within the touch band of the rest the
+    /// press rose from (`_pressRest`: the panel came back to where it was,
+    /// not a relaxation tail above it, which decays) and does not end in a
+    /// rise from its mean (the next press's approach), the baseline moves
+    /// to their mean. Otherwise the tracker follows as before.
+    /// Returns whether the baseline moved.
+    @usableFromInline @inline(never)
+    internal mutating func _relearnIfDue(_ v: SIMD16<Float>, settled: UInt32) -> Bool {
+        guard _state == .idle && !_suspended else { return false }
+        // The settled readings' mean as the tracker takes it (nil where fewer than four).
+        #if hasFeature(Embedded) && (arch(arm) || arch(riscv32))
+        let settledMean = Classifier._meanAndSpread(v, settled: settled)?.mean
+        #else
+        let settledMean = Classifier._settledMean(v, settled)
+        #endif
+        guard let mean = settledMean else { return false }
+        _relearn = false
+        guard mean - _baseline > _parameters.touchBand && Float._abs(mean - _pressRest) < _parameters.touchBand
+                && v[Classifier.blockScans - 1] < mean + _parameters.touchBand else { return false }
+        _baseline = mean
+        _smoothed = mean
+        _slope = 0
+        _seeded = true
+        _lowScans = 0
+        _releaseLevel = _parameters.release
+        return true
+    }
+
+    /// The let-go rule's state at a peek: the press's rest level, the lowest
+    /// filtered reading of the idle scans since the last release (`_restLow`,
+    /// and this block's before the peek): a press rises from its rest, and
+    /// a slow approach reads above it. Only where the panel rested since
+    /// (a reading settled, `_restSettled`): a press soon after a release
+    /// rose from the tail of the let-go, no rest. Where
+    /// that rest stands above the touch band, the baseline did not follow the
+    /// unloaded panel (it refuses a rise that large: a slow touch must never
+    /// become the zero; a thermal ramp outran it during earlier presses), so
+    /// the release level, which stands on the baseline, may never be reached:
+    /// the rule is armed for this press (`_letGoIfEvident`).
+    @usableFromInline @inline(never)
+    internal mutating func _armLetGo() {
+        let low = _idleLow(_restLow, upTo: _blockFill)
+        _pressRest = low
+        _letGoArmed = _restSettled && low - _baseline > _parameters.touchBand
+        _letGoHigh = -Float.greatestFiniteMagnitude
+        _letGoHighBefore = -Float.greatestFiniteMagnitude
+        _letGoSpanStart = _peekSample
+    }
+
+    /// The let-go rule, on an armed press (`_armLetGo`): a let-go is a fall
+    /// of the press's whole force within a few tens of milliseconds, and that
+    /// edge does not depend on where the zero drifted to: the reading falls
+    /// by at least the gap between the peek and release levels below its
+    /// highest of the last one to two let-go spans (``letGoSeconds``), to
+    /// below the release level above the rest the press rose from. It
+    /// releases then, and the baseline re-learns from the next settled
+    /// readings (`_relearnIfDue`). A partial let-go stays above the release level
+    /// over the rest and releases nothing; a slow ease-off to the rest is
+    /// left to the release level. Returns whether it released.
+    @usableFromInline @inline(never)
+    internal mutating func _letGoIfEvident(y: Float, sample: Int64, timestampNs: Int64, into events: inout EventRing) -> Bool {
+        let span = Float._max(Classifier.letGoMinimumScans, _parameters.sampleRateHz * Classifier.letGoSeconds)
+        if Float(sample &- _letGoSpanStart) >= span {
+            _letGoHighBefore = _letGoHigh
+            _letGoHigh = y
+            _letGoSpanStart = sample
+        } else {
+            _letGoHigh = Float._max(_letGoHigh, y)
+        }
+        let high = Float._max(_letGoHigh, _letGoHighBefore)
+        guard _releaseLock == 0 && y < _pressRest - _baseline + _parameters.release
+                && y <= high - (_parameters.peek - _parameters.release) else { return false }
+        _release(y: y, crossing: nil, sample: sample, timestampNs: timestampNs, into: &events)
+        return true
+    }
+
+    /// `low` lowered to the filtered readings of the current block's idle
+    /// scans (bit clear in `_blockBusy`) before scan `fill`.
+    @usableFromInline @inline(never)
+    internal func _idleLow(_ low: Float, upTo fill: Int32) -> Float {
+        var low = low
+        withUnsafeBytes(of: _block) { raw in
+            var k: Int32 = 0
+            while k < fill {
+                if _blockBusy & (1 &<< UInt32(truncatingIfNeeded: k)) == 0 {
+                    low = Float._min(low, raw.load(fromByteOffset: Int(truncatingIfNeeded: k) &* MemoryLayout<Float>.stride,
+                                                   as: Float.self))
+                }
+                k &+= 1
+            }
+        }
+        return low
     }
 
     /// Whether a release due by the debounce is evident in the readings.
@@ -1248,7 +1399,8 @@ extension Classifier {
                 _followRest(older: a(), previous: b(), forces: c(), firstSample: firstSample)
             }
         case .peeking:
-            guard belowPop && aboveRelease else { return false }
+            // The let-go rule decides per scan.
+            guard belowPop && aboveRelease && !_letGoArmed else { return false }
             // The creep reference and compensation move every scan: per scan.
             if _parameters.creepRules { return false }
             if _parameters.holdScans > 0 && !_holdDone {
@@ -1263,7 +1415,7 @@ extension Classifier {
                 }
             }
         case .popped:
-            guard aboveRelease else { return false }
+            guard aboveRelease && !_letGoArmed else { return false }
         }
         // The settled readings were found on entry (`_blockSettledBits`).
         _quietScans = settled.quietScans
@@ -1289,7 +1441,12 @@ extension Classifier {
         if restNow || _restSample == lastSample { _restForce = _lastForce }
         // A block at rest (every reading below the touch band) ends in no touch;
         // one taken while pressed is busy throughout.
-        if !restNow && _state == .idle && _endsInTouch(filtered) {
+        // The rest since the last release (the let-go rule), as `_closeBlock` takes it.
+        if _state == .idle { _restLow = Float._min(_restLow, _minLane(filtered)) }
+        if settled.bits != 0 { _restSettled = true }
+        if _relearn && _relearnIfDue(filtered, settled: settled.bits) {
+            // The baseline moved to the rest after a release (as in `_closeBlock`).
+        } else if !restNow && _state == .idle && _endsInTouch(filtered) {
             _touchedBlock()
         } else if settled.bits == Classifier.blockBits {
             _trackWholeBaseline(block: filtered)
@@ -1580,8 +1737,8 @@ extension Classifier {
         // the pop level every peeking scan: per scan.
         switch _state {
         case .idle: if code & 8 != 0 { return 0 }
-        case .peeking: if p.creepRules || code & (16 | 32) != 0 { return 0 }
-        case .popped: if code & 32 != 0 { return 0 }
+        case .peeking: if p.creepRules || _letGoArmed || code & (16 | 32) != 0 { return 0 }
+        case .popped: if _letGoArmed || code & 32 != 0 { return 0 }
         }
         // Up to the next change after scan j, or the block's end.
         let after = changes & ~((2 &<< UInt32(truncatingIfNeeded: j)) &- 1)

@@ -104,6 +104,15 @@ extension Classifier {
     /// sits on the level in the noise (its baseline leads a thermal ramp that
     /// turned during the press), past the 50 ms late window.
     public static let noisyPopRun: Int32 = 2
+    /// The let-go rule's span, seconds: a finger lifting off falls from the
+    /// press to its rest within a few tens of milliseconds, while a thermal
+    /// ramp moves the zero by a few mN in that time; 80 ms (the fall is
+    /// looked for over one to two spans) keeps the release inside the spec's
+    /// 100 ms window after the force crosses half the peek level.
+    public static let letGoSeconds: Float = 0.08
+    /// The let-go span is never shorter than this, scans: at 10 scans/s a
+    /// lift-off falls between two readings.
+    public static let letGoMinimumScans: Float = 2
     /// Events one per-scan step can raise at most (release and peek, or peek and pop):
     /// the free room ``step(forces:timestamps:count:firstSample:into:)`` keeps in the ring.
     public static let maximumEventsPerStep = 2
