@@ -332,8 +332,7 @@ public struct Classifier: Sendable {
             // clipped, against a mechanical stop or the converter's full
             // scale: the stop, not the force, sets it, so it carries no creep
             // to take off (compensated, a firm press held at a stop 1.15 x pop
-            // read below pop on the scenario FSR and never popped; see
-            // `Benchmarks/ACCURACY.md`, acc-19). While peeking the reading's
+            // would read below pop and never pop). While peeking the reading's
             // highest word is kept, and scored: +4 a scan back on it exactly,
             // -1 one below it (a live reading meets its own maximum's exact
             // word rarely), afresh on a new highest; the compensation stops
@@ -358,9 +357,9 @@ public struct Classifier: Sendable {
             // (`creepLevelSmoothingMilliseconds`) plus its lag on the rise,
             // not on the reading: an FSR's counts noise reads some five
             // times larger in newtons at the pop level than at rest (its
-            // curve flattens: the corpus FSR 14,600 counts/N at rest, 2,900
-            // at pop), and the median of three carried it past pop 40-70 ms
-            // before the force on the scenario corpus's low-SNR FSR.
+            // curve flattens: a typical FSR reads some 14,600 counts/N at
+            // rest and 2,900 at pop), and on a low-SNR FSR the median of
+            // three carries it past pop 40-70 ms before the force.
             // A fast push from the peek keeps the reading (the smoothing
             // would make it late).
             let yc = y * gain
@@ -449,9 +448,8 @@ public struct Classifier: Sendable {
     /// (`_settledBits`) leaves out a peek's approach only within the peek's
     /// own block, so a rise that peaked in the next block counted as
     /// unloaded, and where it read at a drift's rate the block's mean lifted
-    /// the baseline for the press that followed (0.03 N at 80 scans/s on the
-    /// scenario corpus: a pop 4 scans late; see `Benchmarks/ACCURACY.md`,
-    /// acc-18). The whole block, not only its readings past the band: a slow
+    /// the baseline for the press that followed (some 0.03 N at 80 scans/s:
+    /// a pop 4 scans late). The whole block, not only its readings past the band: a slow
     /// rise's readings below the band are its approach too, and kept alone
     /// they read as a drift to follow. A touch measures no unloaded panel, so
     /// the release level is the bare one (as the tracker sets it for a block
@@ -666,14 +664,12 @@ public struct Classifier: Sendable {
     /// target holds four scans or more (``noisyCrossingMinimumRateHz``). Such
     /// a rise gains a few mN a scan, so the median of three crosses the level
     /// on the noise (a high reading beside a middling one) up to 28 ms before
-    /// the force does and falls back at once (scenario corpus, the low-SNR
-    /// plate at 500 scans/s, branch acc-14). A press from rest (the vibration
-    /// waits), a slam and the quieter panels of the shared recordings and the
-    /// own corpus are not touched: their events are byte for byte as before.
+    /// the force does and falls back at once (a low-SNR plate at 500
+    /// scans/s). A press from rest (the vibration waits), a slam and quieter
+    /// panels are not touched.
     ///
-    /// The microcontrollers carry it too (246 B of riscv32 firmware image,
-    /// 292 B of armv7em, measured on branch acc-14), so a panel classifies
-    /// alike on a board and on the host.
+    /// The microcontrollers carry it too (some 250-300 B of firmware image),
+    /// so a panel classifies alike on a board and on the host.
     @inlinable @inline(__always)
     internal func _noisyCrossingWaits(run: Int32, pop: Bool, since scans: Int64) -> Bool {
         run < (pop ? Classifier.noisyPopRun : Classifier.noisyPeekRun)
@@ -976,7 +972,7 @@ public struct Classifier: Sendable {
             // still rises at `rise_ms`. Not at 9-10 scans/s (the same as
             // `blockRise` there): a block there is 1.6 s and already moves the
             // baseline a third of the way; faster, it followed a block's
-            // noise into a false release (see `Benchmarks/ACCURACY.md`, acc-13).
+            // noise into a false release.
             _baseline += (d < touch ? _parameters.blockQuietRise : _parameters.blockRise) * d
             // Counted only beyond the panel's noise width: the mean of four
             // or more readings strays from the panel's level by less (1.6 of
