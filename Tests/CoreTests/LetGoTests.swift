@@ -54,13 +54,14 @@ struct LetGoTests {
         (0..<14).map { k in Press(rest: rest, rise: 0.15, hold: 1.6 + Double(k % 3) * 0.1, letGo: 0.03, force: 1.8) }
     }
 
-    @Test("A press on a drifted zero releases within the release window of its let-go, at every rate",
-          arguments: [(10.0, 2.5, 0.03), (80, 0.6, 0.05), (320, 0.6, 0.05), (500, 0.6, 0.05), (860, 0.6, 0.05)])
-    func releasesOnLetGo(rate: Double, rest: Double, slope: Double) throws {
+    @Test("A press on a drifted zero releases within the release window of its let-go, at every rate, load cell or FSR",
+          arguments: [(10.0, 2.5, 0.03, false), (80, 0.6, 0.05, false), (320, 0.6, 0.05, false),
+                      (500, 0.6, 0.05, false), (860, 0.6, 0.05, false), (860, 0.6, 0.05, true), (475, 0.6, 0.05, true)])
+    func releasesOnLetGo(rate: Double, rest: Double, slope: Double, fsrCreep: Bool) throws {
         let presses = Self.drifting(rest: rest)
         let (forces, letGos) = Self.script(presses, rate: rate, lead: 5, slope: slope, tail: 3)
-        let scans = try LowRateSpikeTests.run(forces, batched: false, sampleRateHz: Float(rate))
-        let blocks = try LowRateSpikeTests.run(forces, batched: true, sampleRateHz: Float(rate))
+        let scans = try LowRateSpikeTests.run(forces, batched: false, sampleRateHz: Float(rate), fsrCreep: fsrCreep)
+        let blocks = try LowRateSpikeTests.run(forces, batched: true, sampleRateHz: Float(rate), fsrCreep: fsrCreep)
         #expect(scans == blocks, "scan by scan \(scans), in blocks \(blocks)")
         let releases = scans.filter { $0.hasPrefix("release@") }.map { Int($0.split(separator: "@")[1])! }
         #expect(scans.filter { $0.hasPrefix("peek@") }.count == presses.count, "\(scans)")
