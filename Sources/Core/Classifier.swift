@@ -123,9 +123,9 @@ public struct Classifier: Sendable {
     @usableFromInline internal var _quietScans: Int32 = Classifier.countCeiling
     @usableFromInline internal var _lowScans: Int32 = 0
     /// The let-go rule (`_letGoIfEvident`): the lowest filtered reading of
-    /// the idle scans since the last release, as of the last full block
-    /// (absolute newtons; the largest float before any), and whether a
-    /// reading has settled since (`_settledBits`); at a peek, the
+    /// the idle scans above the touch band since the last release (absolute
+    /// newtons; the largest float before any: a scan at rest since, see
+    /// `_restSample`, disarms the rule anyway), and that release's scan; at a peek, the
     /// press's rest level (absolute; the baseline is frozen through the
     /// press, so it stands as far above it throughout), whether that rest stood above
     /// the touch band (the baseline is stale: the rule is armed), and the
@@ -134,7 +134,7 @@ public struct Classifier: Sendable {
     /// the baseline may re-learn from the first settled readings
     /// (`_relearn`, `_relearnIfDue`).
     @usableFromInline internal var _restLow: Float = Float.greatestFiniteMagnitude
-    @usableFromInline internal var _restSettled = false
+    @usableFromInline internal var _releaseSample: Int64 = Classifier.distantPastSample
     @usableFromInline internal var _pressRest: Float = Float.greatestFiniteMagnitude
     @usableFromInline internal var _letGoHigh: Float = 0
     @usableFromInline internal var _letGoHighBefore: Float = 0
@@ -219,6 +219,9 @@ public struct Classifier: Sendable {
             _restSample = sample
             _restForce = y
         } else {
+            // The let-go rule's rest above the touch band (`_armLetGo`), in
+            // newtons as every path rounds it (the reading less the baseline, plus it).
+            if _state == .idle { _restLow = Float._min(_restLow, y + _baseline) }
             // The shape of a rise from rest, for the vibration rule in `_decide`:
             // read one and two curve spans after the last scan at rest (never
             // at rest, so the quiet panel pays only the store above).
@@ -404,22 +407,10 @@ public struct Classifier: Sendable {
         // Scalars are stored one by one (no vector insert per scan), loaded as a vector once.
         let values = withUnsafeBytes(of: _block) { $0.loadUnaligned(as: SIMD16<Float>.self) }
         let settled = _settledBits(busy: _blockBusy, peeks: _blockPeeks)
-        // The rest since the last release (the let-go rule): idle readings only.
-        #if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
-        if _blockBusy == 0 {
-            _restLow = Float._min(_restLow, _minLane(values))
-        } else if _blockBusy != Classifier.blockBits {
-            _restLow = _idleLow(_restLow, upTo: Int32(Classifier.blockScans))
-        }
-        #else
-        // On the microcontrollers in one loop over the block in memory (no vector unit).
-        if _blockBusy != Classifier.blockBits { _restLow = _idleLow(_restLow, upTo: Int32(Classifier.blockScans)) }
-        #endif
-        if settled != 0 { _restSettled = true }
         let idle = _blockBusy == 0
         _blockBusy = 0
         _blockPeeks = 0
-        if _relearn && _relearnIfDue(values, settled: settled) {
+        if _relearn && _relearnDue(settled) && _relearnIfDue(values, settled: settled) {
             // The baseline moved to the rest after a release.
         } else if idle && _endsInTouch(values) {
             _touchedBlock()
@@ -698,9 +689,20 @@ public struct Classifier: Sendable {
         _state = .idle
         _pressLock = _parameters.releaseLockScans
         _restLow = Float.greatestFiniteMagnitude
-        _restSettled = false
+        _releaseSample = sample
+        // Only an armed press stood on a rest above the touch band, the one
+        // the re-learning is for (`_relearnIfDue`: a press from rest took the
+        // baseline as its rest, and the rest after it reads near it).
+        _relearn = _letGoArmed
         _letGoArmed = false
-        _relearn = true
+    }
+
+    /// Whether `_relearnIfDue` has a block to take: idle, with ``minimumIdleScans``
+    /// settled readings or more (`settled`); checked inline, so that the
+    /// blocks between a release and the rest that follows it make no call.
+    @inlinable @inline(__always)
+    internal func _relearnDue(_ settled: UInt32) -> Bool {
+        _state == .idle && !_suspended && Float(settled.nonzeroBitCount) >= Classifier.minimumIdleScans
     }
 
     /// The baseline's re-learning after a release (`_relearn`), on the first
@@ -719,7 +721,6 @@ public struct Classifier: Sendable {
     /// Returns whether the baseline moved.
     @usableFromInline @inline(never)
     internal mutating func _relearnIfDue(_ v: SIMD16<Float>, settled: UInt32) -> Bool {
-        guard _state == .idle && !_suspended else { return false }
         // The settled readings' mean as the tracker takes it (nil where fewer than four).
         #if hasFeature(Embedded) && (arch(arm) || arch(riscv32))
         let settledMean = Classifier._meanAndSpread(v, settled: settled)?.mean
@@ -740,11 +741,13 @@ public struct Classifier: Sendable {
     }
 
     /// The let-go rule's state at a peek: the press's rest level, the lowest
-    /// filtered reading of the idle scans since the last release (`_restLow`,
-    /// and this block's before the peek): a press rises from its rest, and
-    /// a slow approach reads above it. Only where the panel rested since
-    /// (a reading settled, `_restSettled`): a press soon after a release
-    /// rose from the tail of the let-go, no rest. Where
+    /// filtered reading of the idle scans since the last release: a press
+    /// rises from its rest, and a slow approach reads above it. Where a scan
+    /// since read at rest (below the touch band), the baseline: the tracker
+    /// follows a rest that near. Armed only after a release, where no scan
+    /// since read at rest, the lowest stands above the touch band, and the
+    /// panel rested since the release (the quiet run reached the settle
+    /// time: a press soon after a release rose from the let-go's tail). Where
     /// that rest stands above the touch band, the baseline did not follow the
     /// unloaded panel (it refuses a rise that large: a slow touch must never
     /// become the zero; a thermal ramp outran it during earlier presses), so
@@ -752,9 +755,10 @@ public struct Classifier: Sendable {
     /// the rule is armed for this press (`_letGoIfEvident`).
     @usableFromInline @inline(never)
     internal mutating func _armLetGo() {
-        let low = _idleLow(_restLow, upTo: _blockFill)
-        _pressRest = low
-        _letGoArmed = _restSettled && low - _baseline > _parameters.touchBand
+        let restSince = _restSample > _releaseSample
+        _pressRest = restSince ? _baseline : _restLow
+        _letGoArmed = !restSince && _releaseSample != Classifier.distantPastSample
+            && _quietScans >= _parameters.settleScans && _restLow - _baseline > _parameters.touchBand
         _letGoHigh = -Float.greatestFiniteMagnitude
         _letGoHighBefore = -Float.greatestFiniteMagnitude
         _letGoSpanStart = _peekSample
@@ -787,23 +791,6 @@ public struct Classifier: Sendable {
         return true
     }
 
-    /// `low` lowered to the filtered readings of the current block's idle
-    /// scans (bit clear in `_blockBusy`) before scan `fill`.
-    @usableFromInline @inline(never)
-    internal func _idleLow(_ low: Float, upTo fill: Int32) -> Float {
-        var low = low
-        withUnsafeBytes(of: _block) { raw in
-            var k: Int32 = 0
-            while k < fill {
-                if _blockBusy & (1 &<< UInt32(truncatingIfNeeded: k)) == 0 {
-                    low = Float._min(low, raw.load(fromByteOffset: Int(truncatingIfNeeded: k) &* MemoryLayout<Float>.stride,
-                                                   as: Float.self))
-                }
-                k &+= 1
-            }
-        }
-        return low
-    }
 
     /// Whether a release due by the debounce is evident in the readings.
     ///
@@ -1377,6 +1364,7 @@ extension Classifier {
         // Whether the block's last scan is the last at rest: known without
         // a load where the block is at rest.
         var restNow = false
+        var aboveBand = false
         switch _state {
         case .idle:
             guard belowPeek else { return false }
@@ -1393,6 +1381,8 @@ extension Classifier {
                 // the last scan at rest): the last scan at rest and the
                 // rise's shape scan by scan, on the filtered readings.
                 _followRest(older: a(), previous: b(), forces: c(), firstSample: firstSample)
+            } else {
+                aboveBand = true
             }
         case .peeking:
             // The let-go rule decides per scan.
@@ -1437,10 +1427,10 @@ extension Classifier {
         if restNow || _restSample == lastSample { _restForce = _lastForce }
         // A block at rest (every reading below the touch band) ends in no touch;
         // one taken while pressed is busy throughout.
-        // The rest since the last release (the let-go rule), as `_closeBlock` takes it.
-        if _state == .idle { _restLow = Float._min(_restLow, _minLane(filtered)) }
-        if settled.bits != 0 { _restSettled = true }
-        if _relearn && _relearnIfDue(filtered, settled: settled.bits) {
+        // An idle block wholly above the touch band: its lowest reading is the
+        // let-go rule's rest as `step` lowers it (`_followRest` takes the others).
+        if aboveBand { _restLow = Float._min(_restLow, (_minLane(filtered) - _baseline) + _baseline) }
+        if _relearn && _relearnDue(settled.bits) && _relearnIfDue(filtered, settled: settled.bits) {
             // The baseline moved to the rest after a release (as in `_closeBlock`).
         } else if !restNow && _state == .idle && _endsInTouch(filtered) {
             _touchedBlock()
@@ -1532,6 +1522,7 @@ extension Classifier {
                 _restSample = sample
                 _restForce = y
             } else {
+                _restLow = Float._min(_restLow, y + _baseline)
                 let since = sample &- _restSample
                 if since == m {
                     _riseMid = y
@@ -1779,6 +1770,8 @@ extension Classifier {
             _restSample = lastSample
             _restForce = _lastForce
         } else {
+            // Idle above the touch band: the let-go rule's rest (`step`'s).
+            if _state == .idle { _restLow = _lowestLane(lanes, vector: 2, from: j, upTo: j &+ k, plus: _baseline, below: _restLow) }
             // No scan at rest: only the scans `m` and `2m` after the last one count.
             let m = p.vibrationCurveScans
             let since = firstRun &- _restSample
@@ -1813,6 +1806,21 @@ extension Classifier {
     internal static func _prefixBits(_ m: SIMDMask<SIMD16<Int32>>) -> UInt32 {
         let weights = unsafeBitCast(_laneWeightsFloat, to: SIMD16<Int32>.self)
         return UInt32(_sum16(unsafeBitCast(_laneMask(m) & weights, to: SIMD16<Float>.self)))
+    }
+
+    /// `below` lowered to lanes `from..<upTo` of the 16-lane vector `vector`
+    /// at `lanes`, each plus `plus` (the filtered readings less the baseline,
+    /// back to newtons as `step` keeps them).
+    @usableFromInline @inline(never)
+    internal func _lowestLane(_ lanes: UnsafeRawPointer, vector: Int, from: Int, upTo: Int, plus: Float,
+                              below: Float) -> Float {
+        var low = below
+        var k = from
+        while k < upTo {
+            low = Float._min(low, lanes.load(fromByteOffset: vector &* 64 &+ k &* 4, as: Float.self) + plus)
+            k &+= 1
+        }
+        return low
     }
 
     /// The last scan at rest, its reading and the rise's shape over scans
