@@ -1,8 +1,8 @@
 import Testing
 import ForceStageCore
 
-/// The spike filter where a scan is longer than a spike (10 scans/s, issue 13
-/// item 5), through the public pipeline: raw HX711 words in, events out,
+/// The spike filter where a scan is longer than a spike (10 scans/s),
+/// through the public pipeline: raw HX711 words in, events out,
 /// scan by scan and in whole blocks (the fast path), which must agree.
 @Suite("Spikes at a low scan rate")
 struct LowRateSpikeTests {
