@@ -122,6 +122,25 @@ public struct Classifier: Sendable {
     /// blocks in a row whose mean lay below the baseline by more than the touch band.
     @usableFromInline internal var _quietScans: Int32 = Classifier.countCeiling
     @usableFromInline internal var _lowScans: Int32 = 0
+    /// The let-go rule (`_letGoIfEvident`): the lowest filtered reading of
+    /// the idle scans above the touch band since the last release (absolute
+    /// newtons; the largest float before any: a scan at rest since, see
+    /// `_restSample`, disarms the rule anyway), and that release's scan; at a peek, the
+    /// press's rest level (absolute; the baseline is frozen through the
+    /// press, so it stands as far above it throughout), whether that rest stood above
+    /// the touch band (the baseline is stale: the rule is armed), and the
+    /// press's highest reading in the current and the previous let-go span
+    /// (the current one started at `_letGoSpanStart`). After every release
+    /// the baseline may re-learn from the first settled readings
+    /// (`_relearn`, `_relearnIfDue`).
+    @usableFromInline internal var _restLow: Float = Float.greatestFiniteMagnitude
+    @usableFromInline internal var _releaseSample: Int64 = Classifier.distantPastSample
+    @usableFromInline internal var _pressRest: Float = Float.greatestFiniteMagnitude
+    @usableFromInline internal var _letGoHigh: Float = 0
+    @usableFromInline internal var _letGoHighBefore: Float = 0
+    @usableFromInline internal var _letGoSpanStart: Int64 = 0
+    @usableFromInline internal var _letGoArmed = false
+    @usableFromInline internal var _relearn = false
     @usableFromInline internal var _peekCrossing = _Crossing()
     @usableFromInline internal var _popCrossing = _Crossing()
     @usableFromInline internal var _releaseCrossing = _Crossing()
@@ -200,6 +219,9 @@ public struct Classifier: Sendable {
             _restSample = sample
             _restForce = y
         } else {
+            // The let-go rule's rest above the touch band (`_armLetGo`), in
+            // newtons as every path rounds it (the reading less the baseline, plus it).
+            if _state == .idle { _restLow = Float._min(_restLow, y + _baseline) }
             // The shape of a rise from rest, for the vibration rule in `_decide`:
             // read one and two curve spans after the last scan at rest (never
             // at rest, so the quiet panel pays only the store above).
@@ -313,8 +335,7 @@ public struct Classifier: Sendable {
             // clipped, against a mechanical stop or the converter's full
             // scale: the stop, not the force, sets it, so it carries no creep
             // to take off (compensated, a firm press held at a stop 1.15 x pop
-            // read below pop on the scenario FSR and never popped; see
-            // `Benchmarks/ACCURACY.md`, acc-19). While peeking the reading's
+            // would read below pop and never pop). While peeking the reading's
             // highest word is kept, and scored: +4 a scan back on it exactly,
             // -1 one below it (a live reading meets its own maximum's exact
             // word rarely), afresh on a new highest; the compensation stops
@@ -339,9 +360,9 @@ public struct Classifier: Sendable {
             // (`creepLevelSmoothingMilliseconds`) plus its lag on the rise,
             // not on the reading: an FSR's counts noise reads some five
             // times larger in newtons at the pop level than at rest (its
-            // curve flattens: the corpus FSR 14,600 counts/N at rest, 2,900
-            // at pop), and the median of three carried it past pop 40-70 ms
-            // before the force on the scenario corpus's low-SNR FSR.
+            // curve flattens: a typical FSR reads some 14,600 counts/N at
+            // rest and 2,900 at pop), and on a low-SNR FSR the median of
+            // three carries it past pop 40-70 ms before the force.
             // A fast push from the peek keeps the reading (the smoothing
             // would make it late).
             let yc = y * gain
@@ -389,7 +410,9 @@ public struct Classifier: Sendable {
         let idle = _blockBusy == 0
         _blockBusy = 0
         _blockPeeks = 0
-        if idle && _endsInTouch(values) {
+        if _relearn && _relearnDue(settled) && _relearnIfDue(values, settled: settled) {
+            // The baseline moved to the rest after a release.
+        } else if idle && _endsInTouch(values) {
             _touchedBlock()
         } else {
             _trackBaseline(block: values, settled: settled)
@@ -416,9 +439,8 @@ public struct Classifier: Sendable {
     /// (`_settledBits`) leaves out a peek's approach only within the peek's
     /// own block, so a rise that peaked in the next block counted as
     /// unloaded, and where it read at a drift's rate the block's mean lifted
-    /// the baseline for the press that followed (0.03 N at 80 scans/s on the
-    /// scenario corpus: a pop 4 scans late; see `Benchmarks/ACCURACY.md`,
-    /// acc-18). The whole block, not only its readings past the band: a slow
+    /// the baseline for the press that followed (some 0.03 N at 80 scans/s:
+    /// a pop 4 scans late). The whole block, not only its readings past the band: a slow
     /// rise's readings below the band are its approach too, and kept alone
     /// they read as a drift to follow. A touch measures no unloaded panel, so
     /// the release level is the bare one (as the tracker sets it for a block
@@ -587,7 +609,10 @@ public struct Classifier: Sendable {
             _holdRefSample = sample
             _settled = y
             _releaseLock = _parameters.pressLockScans
+            _armLetGo()
         }
+        // A let-go from a press whose rest stood above the touch band.
+        if _letGoArmed && _letGoIfEvident(y: y, sample: sample, timestampNs: timestampNs, into: &events) { return }
         if _state == .peeking {
             if _parameters.creepAllowance > 0 { _settled += _parameters.creepSmoothing * (y - _settled) }
             // Still climbing toward pop: the hold timer's settle clock restarts.
@@ -630,14 +655,12 @@ public struct Classifier: Sendable {
     /// target holds four scans or more (``noisyCrossingMinimumRateHz``). Such
     /// a rise gains a few mN a scan, so the median of three crosses the level
     /// on the noise (a high reading beside a middling one) up to 28 ms before
-    /// the force does and falls back at once (scenario corpus, the low-SNR
-    /// plate at 500 scans/s, branch acc-14). A press from rest (the vibration
-    /// waits), a slam and the quieter panels of the shared recordings and the
-    /// own corpus are not touched: their events are byte for byte as before.
+    /// the force does and falls back at once (a low-SNR plate at 500
+    /// scans/s). A press from rest (the vibration waits), a slam and quieter
+    /// panels are not touched.
     ///
-    /// The microcontrollers carry it too (246 B of riscv32 firmware image,
-    /// 292 B of armv7em, measured on branch acc-14), so a panel classifies
-    /// alike on a board and on the host.
+    /// The microcontrollers carry it too (some 250-300 B of firmware image),
+    /// so a panel classifies alike on a board and on the host.
     @inlinable @inline(__always)
     internal func _noisyCrossingWaits(run: Int32, pop: Bool, since scans: Int64) -> Bool {
         run < (pop ? Classifier.noisyPopRun : Classifier.noisyPeekRun)
@@ -653,10 +676,121 @@ public struct Classifier: Sendable {
     @usableFromInline @inline(never)
     internal mutating func _releaseIfEvident(y: Float, sample: Int64, timestampNs: Int64, into events: inout EventRing) {
         guard _releaseEvident(y, sample: sample) else { return }
-        _emit(.release, crossing: _releaseCrossing, force: y, sample: sample, timestampNs: timestampNs, into: &events)
+        _release(y: y, crossing: _releaseCrossing, sample: sample, timestampNs: timestampNs, into: &events)
+    }
+
+    /// Ends the press: the release event, the release lock, and the let-go
+    /// rule's state (the rest since this release is measured afresh, and the
+    /// baseline may re-learn from it, `_relearnIfDue`).
+    @usableFromInline @inline(never)
+    internal mutating func _release(y: Float, crossing: _Crossing?, sample: Int64, timestampNs: Int64,
+                                    into events: inout EventRing) {
+        _emit(.release, crossing: crossing, force: y, sample: sample, timestampNs: timestampNs, into: &events)
         _state = .idle
         _pressLock = _parameters.releaseLockScans
+        _restLow = Float.greatestFiniteMagnitude
+        _releaseSample = sample
+        // Only an armed press stood on a rest above the touch band, the one
+        // the re-learning is for (`_relearnIfDue`: a press from rest took the
+        // baseline as its rest, and the rest after it reads near it).
+        _relearn = _letGoArmed
+        _letGoArmed = false
     }
+
+    /// Whether `_relearnIfDue` has a block to take: idle, with ``minimumIdleScans``
+    /// settled readings or more (`settled`); checked inline, so that the
+    /// blocks between a release and the rest that follows it make no call.
+    @inlinable @inline(__always)
+    internal func _relearnDue(_ settled: UInt32) -> Bool {
+        _state == .idle && !_suspended && Float(settled.nonzeroBitCount) >= Classifier.minimumIdleScans
+    }
+
+    /// The baseline's re-learning after a release (`_relearn`), on the first
+    /// block with ``minimumIdleScans`` settled readings or more: the finger
+    /// has left, so they are the unloaded panel (a block is 1.6 s at 10
+    /// scans/s, so a rest between presses seldom settles one throughout).
+    /// Where they read above the baseline by more than the touch band, the
+    /// tracker would refuse them (a slow touch must never
+    /// become the zero), and a zero that a thermal ramp carried that far
+    /// during presses would stay behind for good, every release level out
+    /// of reach. If the block reads within the touch band of the rest the
+    /// press rose from (`_pressRest`: the panel came back to where it was,
+    /// not a relaxation tail above it, which decays) and does not end in a
+    /// rise from its mean (the next press's approach), the baseline moves
+    /// to their mean. Otherwise the tracker follows as before.
+    /// Returns whether the baseline moved.
+    @usableFromInline @inline(never)
+    internal mutating func _relearnIfDue(_ v: SIMD16<Float>, settled: UInt32) -> Bool {
+        // The settled readings' mean as the tracker takes it (nil where fewer than four).
+        #if hasFeature(Embedded) && (arch(arm) || arch(riscv32))
+        let settledMean = Classifier._meanAndSpread(v, settled: settled)?.mean
+        #else
+        let settledMean = Classifier._settledMean(v, settled)
+        #endif
+        guard let mean = settledMean else { return false }
+        _relearn = false
+        guard mean - _baseline > _parameters.touchBand && Float._abs(mean - _pressRest) < _parameters.touchBand
+                && v[Classifier.blockScans - 1] < mean + _parameters.touchBand else { return false }
+        _baseline = mean
+        _smoothed = mean
+        _slope = 0
+        _seeded = true
+        _lowScans = 0
+        _releaseLevel = _parameters.release
+        return true
+    }
+
+    /// The let-go rule's state at a peek: the press's rest level, the lowest
+    /// filtered reading of the idle scans since the last release: a press
+    /// rises from its rest, and a slow approach reads above it. Where a scan
+    /// since read at rest (below the touch band), the baseline: the tracker
+    /// follows a rest that near. Armed only after a release, where no scan
+    /// since read at rest, the lowest stands above the touch band, and the
+    /// panel rested since the release (the quiet run reached the settle
+    /// time: a press soon after a release rose from the let-go's tail). Where
+    /// that rest stands above the touch band, the baseline did not follow the
+    /// unloaded panel (it refuses a rise that large: a slow touch must never
+    /// become the zero; a thermal ramp outran it during earlier presses), so
+    /// the release level, which stands on the baseline, may never be reached:
+    /// the rule is armed for this press (`_letGoIfEvident`).
+    @usableFromInline @inline(never)
+    internal mutating func _armLetGo() {
+        let restSince = _restSample > _releaseSample
+        _pressRest = restSince ? _baseline : _restLow
+        _letGoArmed = !restSince && _releaseSample != Classifier.distantPastSample
+            && _quietScans >= _parameters.settleScans && _restLow - _baseline > _parameters.touchBand
+        _letGoHigh = -Float.greatestFiniteMagnitude
+        _letGoHighBefore = -Float.greatestFiniteMagnitude
+        _letGoSpanStart = _peekSample
+    }
+
+    /// The let-go rule, on an armed press (`_armLetGo`): a let-go is a fall
+    /// of the press's whole force within a few tens of milliseconds, and that
+    /// edge does not depend on where the zero drifted to: the reading falls
+    /// by at least the gap between the peek and release levels below its
+    /// highest of the last one to two let-go spans (``letGoSeconds``), to
+    /// below the release level above the rest the press rose from. It
+    /// releases then, and the baseline re-learns from the next settled
+    /// readings (`_relearnIfDue`). A partial let-go stays above the release level
+    /// over the rest and releases nothing; a slow ease-off to the rest is
+    /// left to the release level. Returns whether it released.
+    @usableFromInline @inline(never)
+    internal mutating func _letGoIfEvident(y: Float, sample: Int64, timestampNs: Int64, into events: inout EventRing) -> Bool {
+        let span = Float._max(Classifier.letGoMinimumScans, _parameters.sampleRateHz * Classifier.letGoSeconds)
+        if Float(sample &- _letGoSpanStart) >= span {
+            _letGoHighBefore = _letGoHigh
+            _letGoHigh = y
+            _letGoSpanStart = sample
+        } else {
+            _letGoHigh = Float._max(_letGoHigh, y)
+        }
+        let high = Float._max(_letGoHigh, _letGoHighBefore)
+        guard _releaseLock == 0 && y < _pressRest - _baseline + _parameters.release
+                && y <= high - (_parameters.peek - _parameters.release) else { return false }
+        _release(y: y, crossing: nil, sample: sample, timestampNs: timestampNs, into: &events)
+        return true
+    }
+
 
     /// Whether a release due by the debounce is evident in the readings.
     ///
@@ -825,7 +959,7 @@ public struct Classifier: Sendable {
             // still rises at `rise_ms`. Not at 9-10 scans/s (the same as
             // `blockRise` there): a block there is 1.6 s and already moves the
             // baseline a third of the way; faster, it followed a block's
-            // noise into a false release (see `Benchmarks/ACCURACY.md`, acc-13).
+            // noise into a false release.
             _baseline += (d < touch ? _parameters.blockQuietRise : _parameters.blockRise) * d
             // Counted only beyond the panel's noise width: the mean of four
             // or more readings strays from the panel's level by less (1.6 of
@@ -1230,6 +1364,7 @@ extension Classifier {
         // Whether the block's last scan is the last at rest: known without
         // a load where the block is at rest.
         var restNow = false
+        var aboveBand = false
         switch _state {
         case .idle:
             guard belowPeek else { return false }
@@ -1246,9 +1381,12 @@ extension Classifier {
                 // the last scan at rest): the last scan at rest and the
                 // rise's shape scan by scan, on the filtered readings.
                 _followRest(older: a(), previous: b(), forces: c(), firstSample: firstSample)
+            } else {
+                aboveBand = true
             }
         case .peeking:
-            guard belowPop && aboveRelease else { return false }
+            // The let-go rule decides per scan.
+            guard belowPop && aboveRelease && !_letGoArmed else { return false }
             // The creep reference and compensation move every scan: per scan.
             if _parameters.creepRules { return false }
             if _parameters.holdScans > 0 && !_holdDone {
@@ -1263,7 +1401,7 @@ extension Classifier {
                 }
             }
         case .popped:
-            guard aboveRelease else { return false }
+            guard aboveRelease && !_letGoArmed else { return false }
         }
         // The settled readings were found on entry (`_blockSettledBits`).
         _quietScans = settled.quietScans
@@ -1289,7 +1427,12 @@ extension Classifier {
         if restNow || _restSample == lastSample { _restForce = _lastForce }
         // A block at rest (every reading below the touch band) ends in no touch;
         // one taken while pressed is busy throughout.
-        if !restNow && _state == .idle && _endsInTouch(filtered) {
+        // An idle block wholly above the touch band: its lowest reading is the
+        // let-go rule's rest as `step` lowers it (`_followRest` takes the others).
+        if aboveBand { _restLow = Float._min(_restLow, (_minLane(filtered) - _baseline) + _baseline) }
+        if _relearn && _relearnDue(settled.bits) && _relearnIfDue(filtered, settled: settled.bits) {
+            // The baseline moved to the rest after a release (as in `_closeBlock`).
+        } else if !restNow && _state == .idle && _endsInTouch(filtered) {
             _touchedBlock()
         } else if settled.bits == Classifier.blockBits {
             _trackWholeBaseline(block: filtered)
@@ -1379,6 +1522,7 @@ extension Classifier {
                 _restSample = sample
                 _restForce = y
             } else {
+                _restLow = Float._min(_restLow, y + _baseline)
                 let since = sample &- _restSample
                 if since == m {
                     _riseMid = y
@@ -1580,8 +1724,8 @@ extension Classifier {
         // the pop level every peeking scan: per scan.
         switch _state {
         case .idle: if code & 8 != 0 { return 0 }
-        case .peeking: if p.creepRules || code & (16 | 32) != 0 { return 0 }
-        case .popped: if code & 32 != 0 { return 0 }
+        case .peeking: if p.creepRules || _letGoArmed || code & (16 | 32) != 0 { return 0 }
+        case .popped: if _letGoArmed || code & 32 != 0 { return 0 }
         }
         // Up to the next change after scan j, or the block's end.
         let after = changes & ~((2 &<< UInt32(truncatingIfNeeded: j)) &- 1)
@@ -1626,6 +1770,8 @@ extension Classifier {
             _restSample = lastSample
             _restForce = _lastForce
         } else {
+            // Idle above the touch band: the let-go rule's rest (`step`'s).
+            if _state == .idle { _restLow = _lowestLane(lanes, vector: 2, from: j, upTo: j &+ k, plus: _baseline, below: _restLow) }
             // No scan at rest: only the scans `m` and `2m` after the last one count.
             let m = p.vibrationCurveScans
             let since = firstRun &- _restSample
@@ -1660,6 +1806,21 @@ extension Classifier {
     internal static func _prefixBits(_ m: SIMDMask<SIMD16<Int32>>) -> UInt32 {
         let weights = unsafeBitCast(_laneWeightsFloat, to: SIMD16<Int32>.self)
         return UInt32(_sum16(unsafeBitCast(_laneMask(m) & weights, to: SIMD16<Float>.self)))
+    }
+
+    /// `below` lowered to lanes `from..<upTo` of the 16-lane vector `vector`
+    /// at `lanes`, each plus `plus` (the filtered readings less the baseline,
+    /// back to newtons as `step` keeps them).
+    @usableFromInline @inline(never)
+    internal func _lowestLane(_ lanes: UnsafeRawPointer, vector: Int, from: Int, upTo: Int, plus: Float,
+                              below: Float) -> Float {
+        var low = below
+        var k = from
+        while k < upTo {
+            low = Float._min(low, lanes.load(fromByteOffset: vector &* 64 &+ k &* 4, as: Float.self) + plus)
+            k &+= 1
+        }
+        return low
     }
 
     /// The last scan at rest, its reading and the rise's shape over scans

@@ -84,11 +84,9 @@ extension Classifier {
     /// cell on its rail beside quiet ones moves the sum by a few counts.
     public static let vibrationFlatFraction: Float = 0.01
     /// A panel whose quiet blocks spread (`_noise`) more than this fraction of
-    /// the peek level (1.5 %) is noisy at the level (see `_noisyCrossingWaits`).
-    /// Measured (branch acc-14): it takes the low-SNR plate of the scenario
-    /// corpus and none of the shared recordings or the own corpus; at 1 % two
-    /// pops of `fsr-475hz-creep-sample` and one of
-    /// `panel4-500hz-vibration-sample` moved a scan (still in target).
+    /// the peek level (1.5 %) is noisy at the level (see `_noisyCrossingWaits`):
+    /// a low-SNR plate is, while quieter panels, even with creep or
+    /// vibration, stay below it (at 1 % some of their pops moved a scan).
     public static let noisyLevelFraction: Float = 0.015
     /// A rise that left rest (or passed the peek level) longer ago than this,
     /// seconds, is slow (see `_noisyCrossingWaits`).
@@ -98,12 +96,21 @@ extension Classifier {
     /// and no crossing waits.
     public static let noisyCrossingMinimumRateHz: Float = 400
     /// Readings in a row past the peek level that a slow, noisy crossing
-    /// takes: three (two left the s12 7.7 s peek 26 ms early).
+    /// takes: three (two still let a noisy slow peek through some 26 ms early).
     public static let noisyPeekRun: Int32 = 3
-    /// The same for the pop level: two. Three took the s11 77.8 s pop, which
-    /// sits on the level in the noise (its baseline leads a thermal ramp that
-    /// turned during the press), past the 50 ms late window.
+    /// The same for the pop level: two. Three made a pop that sits on the
+    /// level in the noise (its baseline leading a thermal ramp that turned
+    /// during the press) later than the 50 ms late window.
     public static let noisyPopRun: Int32 = 2
+    /// The let-go rule's span, seconds: a finger lifting off falls from the
+    /// press to its rest within a few tens of milliseconds, while a thermal
+    /// ramp moves the zero by a few mN in that time; 80 ms (the fall is
+    /// looked for over one to two spans) keeps the release inside the spec's
+    /// 100 ms window after the force crosses half the peek level.
+    public static let letGoSeconds: Float = 0.08
+    /// The let-go span is never shorter than this, scans: at 10 scans/s a
+    /// lift-off falls between two readings.
+    public static let letGoMinimumScans: Float = 2
     /// Events one per-scan step can raise at most (release and peek, or peek and pop):
     /// the free room ``step(forces:timestamps:count:firstSample:into:)`` keeps in the ring.
     public static let maximumEventsPerStep = 2
@@ -127,19 +134,17 @@ extension ClassifierParameters {
     /// Creep compensation: how far ahead, ms, the compensated reading is
     /// projected on its rise (never above the reading). The in-target window
     /// is 10 ms: where the compensation would move a crossing by less than
-    /// that (a fast rise) the reading decides, as it did before (the shared
-    /// `fsr-475hz-creep-sample`'s pops stayed in target); a slow rise crosses
-    /// 10 ms before the compensated reading would (0 ms: one early event
-    /// more on the scenario corpus's FSR, 5 ms: that sample 89 % in target).
+    /// that (a fast rise) the reading decides; a slow rise crosses 10 ms
+    /// before the compensated reading would (with none, slow rises on a
+    /// creeping FSR came early; with 5 ms, fast pops late).
     public static let creepLeadMilliseconds: Float = 10
     /// The time constant, ms, of the smoothing of that rise: a few tremor
     /// cycles' worth less than a press's rise (20 ms: one early event more).
     public static let creepRateSmoothingMilliseconds: Float = 40
     /// The time constant, ms, of the compensated reading's smoothed level
     /// that a slow climb toward pop is read on (plus its lag on the rise):
-    /// 10 ms took one of the scenario corpus FSR's seven false events
-    /// (false 17 -> 12 on four more FSR seeds); 20 ms took a second but
-    /// left `fsr-475hz-creep-sample` 83 % in target (its pops late).
+    /// long enough to smooth a low-SNR FSR's noise at the pop level, short
+    /// enough (20 ms made them late) for a creeping FSR's pops to stay in target.
     public static let creepLevelSmoothingMilliseconds: Float = 10
     /// A peek is still climbing while it rises by more than this fraction of
     /// the gap between the peek and pop levels (a tenth) above its settled high.
@@ -147,7 +152,6 @@ extension ClassifierParameters {
     /// The baseline's rise time where a block reads within the panel's noise
     /// of it, as a fraction of `rise_ms` (see `_trackBaseline`): 1.5 s of the
     /// default 4 s, so a 0.03 N/s thermal ramp is lagged by some 0.045 N, not
-    /// 0.12 N (scenario corpus, branch acc-13: 0.5 left one more early peek,
-    /// panel4 s11 at 6.6 s).
+    /// 0.12 N (at 0.5 the lag still let a slow press peek early).
     public static let quietRiseFractionOfRise: Float = 0.375
 }
