@@ -147,8 +147,12 @@ extension ClassifierParameters {
     /// enough (20 ms made them late) for a creeping FSR's pops to stay in target.
     public static let creepLevelSmoothingMilliseconds: Float = 10
     /// A peek is still climbing while it rises by more than this fraction of
-    /// the gap between the peek and pop levels (a tenth) above its settled high.
-    public static let holdRiseFractionOfGap: Float = 0.1
+    /// the gap between the peek and pop levels (a twentieth) above its
+    /// settled high, and a hold waits for a steady press: a steady climb
+    /// toward pop that gains less than a tenth of the gap per settle time
+    /// (0.75 N/s on a 1.9 N gap) still climbs by more than this, while a
+    /// held press soon stops setting new highs that far above the last.
+    public static let holdRiseFractionOfGap: Float = 0.05
     /// The baseline's rise time where a block reads within the panel's noise
     /// of it, as a fraction of `rise_ms` (see `_trackBaseline`): 1.5 s of the
     /// default 4 s, so a 0.03 N/s thermal ramp is lagged by some 0.045 N, not
