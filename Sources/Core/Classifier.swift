@@ -1086,11 +1086,11 @@ public struct Classifier: Sendable {
     /// lanes (`_sum16`'s first two halvings, the same additions in the same
     /// order); the caller adds those as `_sum16` does and scales by
     /// ``inverseBlockScans``: the mean absolute residual, the same bits.
-    /// Out of line: inlined into the baseline tracker, LLVM sank it into the
-    /// branch that uses it and computed it lane by lane with a branch per
-    /// lane. The last halving is the caller's: here LLVM's vectoriser took
-    /// its two lanes as its width and did the whole abs and sum two lanes at
-    /// a time, each four-lane step twice (43 instructions a call, now 20).
+    /// Out of line: inlined into the baseline tracker, LLVM sinks it into the
+    /// code that uses it and computes it lane by lane, testing each lane.
+    /// The last halving is the caller's: here LLVM's vectoriser would take
+    /// its two lanes as its width and do the whole abs and sum two lanes at
+    /// a time, each four-lane step twice.
     /// Not on the 32-bit microcontrollers, which have no vector unit.
     #if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
     /// The trend's sum, `(v - mean) * blockRamp` summed as far as its last

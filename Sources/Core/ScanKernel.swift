@@ -477,7 +477,7 @@ extension _PanelDecoder {
                                      momentsX: inout SIMD16<Float>, momentsY: inout SIMD16<Float>) -> Bool {
         c.scans &+= Int64(Classifier.blockScans)
         if stamp.present {
-            // The widest gap first, without a branch per scan; gaps are rare,
+            // The widest gap first, without a test on every scan; gaps are rare,
             // and only then are they counted scan by scan.
             var last = s.lastTimestamp
             let gapped: Bool
