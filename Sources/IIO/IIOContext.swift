@@ -56,21 +56,10 @@ public final class IIOContext {
     /// only while one thread opens contexts (startup, before the service's threads).
     private static func withStandardError<T>(silenced: Bool, _ body: () -> T) -> T {
         guard silenced else { return LibiioNotices.filtering(body) }
-        fflush(nil)
-        let saved = dup(2)
         let null = open("/dev/null", O_WRONLY | O_CLOEXEC)
-        guard saved >= 0, null >= 0 else {
-            if saved >= 0 { close(saved) }
-            if null >= 0 { close(null) }
-            return body()
-        }
-        dup2(null, 2)
-        close(null)
-        let result = body()
-        fflush(nil)
-        dup2(saved, 2)
-        close(saved)
-        return result
+        guard null >= 0 else { return body() }
+        defer { close(null) }
+        return redirectingStandardError(to: null, body)
     }
 
     deinit { iio_context_destroy(pointer) }

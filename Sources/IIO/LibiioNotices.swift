@@ -45,18 +45,8 @@ public enum LibiioNotices {
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
         }
-        fflush(nil)
-        let saved = dup(2)
-        guard saved >= 0 else {
-            close(ends[0]); close(ends[1])
-            return body()
-        }
-        dup2(ends[1], 2)
+        let result = redirectingStandardError(to: ends[1], body)
         close(ends[1])
-        let result = body()
-        fflush(nil)
-        dup2(saved, 2)
-        close(saved)
         var captured: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
         while true {
@@ -97,4 +87,20 @@ public enum LibiioNotices {
             noticeHandler?(highSpeedExplanation)
         }
     }
+}
+
+/// Runs `body` with file descriptor 2 on `target`, put back afterwards (standard error's
+/// buffered output flushed on both sides, so nothing lands on the wrong one); where fd 2
+/// cannot be saved, `body` runs with it as it is. The one place the IIO module swaps
+/// standard error, for libiio's own printing (``LibiioNotices``, `IIOContext`'s probes).
+func redirectingStandardError<T>(to target: Int32, _ body: () -> T) -> T {
+    fflush(nil)
+    let saved = dup(2)
+    guard saved >= 0 else { return body() }
+    dup2(target, 2)
+    let result = body()
+    fflush(nil)
+    dup2(saved, 2)
+    close(saved)
+    return result
 }
