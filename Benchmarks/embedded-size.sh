@@ -29,7 +29,7 @@ bindir=$(dirname "$(readlink -f "$swiftc")")
 clang="$bindir/clang"; nm="$bindir/llvm-nm"; lld="$bindir/ld.lld"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-sources=(Sources/Core/*.swift)
+mapfile -t sources < <(find Sources/Core -name "*.swift" | LC_ALL=C sort)
 flags=(-enable-experimental-feature Embedded -wmo -Osize -parse-as-library -module-name ForceStageCore)
 declare -A text
 for target in armv7em-none-none-eabi riscv32-none-none-eabi; do

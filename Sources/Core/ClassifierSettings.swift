@@ -125,7 +125,7 @@ public struct ClassifierSettings: Equatable, Sendable {
     /// median removes spikes and keeps taps. Where a scan is longer (9-10
     /// scans/s) a real tap may show in only one or two scans, so a reading is
     /// replaced only where it cannot be a press (see the classifier's
-    /// `_spikeFilter`: an isolated rise between agreeing neighbours, or a dip
+    /// `SpikeFilter.filter`: an isolated rise between agreeing neighbours, or a dip
     /// below zero), never on a rising or falling edge.
     public var spikeMaximumMilliseconds: Float = 25
     /// Creep allowance: an FSR under constant load reads up to this fraction

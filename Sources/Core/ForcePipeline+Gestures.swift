@@ -463,7 +463,7 @@ extension ForcePipeline {
         // The press force of each scan, as the scan step takes it (spike-filtered, less the
         // baseline, which moves only after the block): before stepBlock moves the baseline.
         let p = _classifier._parameters
-        let filtered = _spikeFilter(a, b, c, isolated: p.spikeIsolated, agreement: p.spikeAgreement,
+        let filtered = SpikeFilter.filter(a, b, c, isolated: p.spikeIsolated, agreement: p.spikeAgreement,
                                     floor: baselineBefore - p.touchBand)
         let windowBefore = _pressure
         let zerosBefore = _cellZeros

@@ -20,8 +20,8 @@ extension Classifier {
         #if DEBUG
         precondition(_history >= 0 && _history <= 2, "Classifier: filter history outside 0...2")
         precondition(_blockFill >= 0 && _blockFill < Int32(Classifier.blockScans), "Classifier: block fill outside the block")
-        precondition(_peekRun >= 0 && _popRun >= 0 && _releaseRun >= 0, "Classifier: a negative debounce run")
-        precondition(_pressLock >= 0 && _releaseLock >= 0, "Classifier: a negative lock")
+        precondition(_debounce.peekRun >= 0 && _debounce.popRun >= 0 && _debounce.releaseRun >= 0, "Classifier: a negative debounce run")
+        precondition(_debounce.pressLock >= 0 && _debounce.releaseLock >= 0, "Classifier: a negative lock")
         precondition(_quietScans >= 0 && _lowScans >= 0, "Classifier: a negative quiet or low count")
         precondition(!_suspended || _state == .idle, "Classifier: a press in progress while suspended")
         precondition(_noise >= 0 && _noise.isFinite, "Classifier: noise negative or not finite")

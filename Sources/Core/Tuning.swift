@@ -7,11 +7,7 @@ extension Classifier {
     /// microcontrollers (Embedded Swift on arm or riscv32): with no vector
     /// unit a 16-lane step costs what 16 scan steps do and is 7 KB of code;
     /// the scan path's events are the same by construction (FastPathTests).
-    #if hasFeature(Embedded) && (arch(arm) || arch(riscv32))
-    public static let blockPathEnabled = false
-    #else
-    public static let blockPathEnabled = true
-    #endif
+    @inlinable public static var blockPathEnabled: Bool { Platform.hasFastPath }
     /// A replaced reading counts as a rejected spike when the filter moved it
     /// by more than this fraction of the peek level (a quarter): smaller
     /// moves are noise the median smooths, not spikes. The block path uses

@@ -15,10 +15,18 @@ struct EmbeddedBuildTests {
         return "swiftc"
     }
 
+    /// Every Swift file of the core, its folders included, as paths from the package root.
+    static func coreSources() throws -> [String] {
+        let root = packageRoot.appendingPathComponent("Sources/Core").path
+        guard let files = FileManager.default.enumerator(atPath: root)?.allObjects as? [String] else {
+            throw CocoaError(.fileReadUnknown)
+        }
+        return files.filter { $0.hasSuffix(".swift") }.sorted().map { "Sources/Core/\($0)" }
+    }
+
     @Test("ForceStageCore compiles with -enable-experimental-feature Embedded -wmo", arguments: ["armv7em-none-none-eabi", "riscv32-none-none-eabi"])
     func compiles(target: String) throws {
-        let sources = try FileManager.default.contentsOfDirectory(atPath: packageRoot.appendingPathComponent("Sources/Core").path)
-            .filter { $0.hasSuffix(".swift") }.sorted().map { "Sources/Core/\($0)" }
+        let sources = try Self.coreSources()
         #expect(sources.count >= 8)
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("forcestage-core-\(target)-\(UUID().uuidString).o")
         defer { try? FileManager.default.removeItem(at: out) }
@@ -53,8 +61,7 @@ struct EmbeddedBuildTests {
         let tools = URL(fileURLWithPath: Self.swiftc()).resolvingSymlinksInPath().deletingLastPathComponent()
         let lld = tools.appendingPathComponent("ld.lld").path, nm = tools.appendingPathComponent("llvm-nm").path
         try #require(FileManager.default.isExecutableFile(atPath: lld), "no ld.lld beside swiftc (\(tools.path))")
-        let sources = try FileManager.default.contentsOfDirectory(atPath: packageRoot.appendingPathComponent("Sources/Core").path)
-            .filter { $0.hasSuffix(".swift") }.sorted().map { "Sources/Core/\($0)" }
+        let sources = try Self.coreSources()
         let dir = try makeTemporaryDirectory(prefix: "fs-firmware")
         defer { try? FileManager.default.removeItem(at: dir) }
         let object = dir.appendingPathComponent("firmware.o").path, image = dir.appendingPathComponent("firmware.elf").path

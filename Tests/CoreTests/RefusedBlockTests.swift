@@ -17,12 +17,12 @@ struct RefusedBlockTests {
         func b(_ v: Bool) -> Int64 { v ? 1 : 0 }
         var s: [Int64] = [Int64(c._state.rawValue), f(c._baseline), b(c._suspended), c._spikesRejected,
                           f(c._older), f(c._previous), Int64(c._history), f(c._smoothed), b(c._seeded), f(c._noise),
-                          f(c._slope), Int64(c._warmup), Int64(c._peekRun), Int64(c._popRun), Int64(c._releaseRun),
-                          Int64(c._pressLock), Int64(c._releaseLock), c._peekSample, b(c._holdDone), f(c._holdRef),
-                          c._holdRefSample, f(c._settled), c._undershootSample, c._restSample, f(c._crest),
-                          f(c._restForce), f(c._riseMid), b(c._riseConcave), Int64(c._flatRun), Int64(c._quietScans),
+                          f(c._slope), Int64(c._warmup), Int64(c._debounce.peekRun), Int64(c._debounce.popRun), Int64(c._debounce.releaseRun),
+                          Int64(c._debounce.pressLock), Int64(c._debounce.releaseLock), c._peekSample, b(c._hold.done), f(c._hold.reference),
+                          c._hold.referenceSample, f(c._settled), c._undershootSample, c._rise.restSample, f(c._crest),
+                          f(c._rise.restForce), f(c._rise.mid), b(c._rise.concave), Int64(c._flatRun), Int64(c._quietScans),
                           Int64(c._lowScans), f(c._lastForce), Int64(c._blockFill), Int64(c._blockBusy), Int64(c._blockPeeks)]
-        for x in [c._peekCrossing, c._popCrossing, c._releaseCrossing] {
+        for x in [c._debounce.peekCrossing, c._debounce.popCrossing, c._debounce.releaseCrossing] {
             s += [b(x.active), x.sample, x.timestampNs]
         }
         for k in 0..<Int(c._blockFill) { s.append(f(c._block[k])) }

@@ -163,8 +163,8 @@ struct FastPathTests {
         let stamps = forces.indices.map { Int64($0) * 2_000_000 }
         let (one, many, a, b) = classifyBothWays(forces, stamps, parameters: parameters)
         #expect(a.isEmpty && b.isEmpty)
-        #expect(many._restSample == one._restSample && many._restForce.bitPattern == one._restForce.bitPattern)
-        #expect(many._riseMid.bitPattern == one._riseMid.bitPattern && many._riseConcave == one._riseConcave)
+        #expect(many._rise.restSample == one._rise.restSample && many._rise.restForce.bitPattern == one._rise.restForce.bitPattern)
+        #expect(many._rise.mid.bitPattern == one._rise.mid.bitPattern && many._rise.concave == one._rise.concave)
         #expect(many.baseline.bitPattern == one.baseline.bitPattern && many.spikesRejected == one.spikesRejected)
         // 175 blocks: the rest's 75 and the touch's 100, each on both sides of the band.
         #expect(many.fastBlocks > 150, "only \(many.fastBlocks) blocks taken whole")

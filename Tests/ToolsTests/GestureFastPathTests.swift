@@ -238,8 +238,8 @@ struct GestureFastPathTests {
     /// undershoot marks, the release run and crossing, the spike count), field by field.
     static func idleState(_ p: ForcePipeline) -> [String] {
         let c = p._classifier
-        return ["state \(c._state)", "baseline \(c._baseline)", "restSample \(c._restSample)", "restForce \(c._restForce)",
-                "undershoot \(c._undershootSample)", "releaseRun \(c._releaseRun)", "releaseCrossing \(c._releaseCrossing.active) \(c._releaseCrossing.sample)",
+        return ["state \(c._state)", "baseline \(c._baseline)", "restSample \(c._rise.restSample)", "restForce \(c._rise.restForce)",
+                "undershoot \(c._undershootSample)", "releaseRun \(c._debounce.releaseRun)", "releaseCrossing \(c._debounce.releaseCrossing.active) \(c._debounce.releaseCrossing.sample)",
                 "spikes \(c._spikesRejected)", "quietScans \(c._quietScans)", "noise \(c._noise)", "lastForce \(p._lastForce)"]
     }
 

@@ -1,0 +1,231 @@
+// The baseline tracker: the unloaded panel's reading, followed once per
+// block of `blockScans` scans from the readings that tell it (settled, idle),
+// quickly downwards, slowly upwards, never while pressed or touched.
+extension Classifier {
+    /// Hands the block just filled to the baseline tracker, with the readings
+    /// that tell the unloaded panel (``_settledBits``). Out of line: the block's
+    /// vector would otherwise sit in every scan's `step` frame (on a 32-bit
+    /// target, 64 bytes of stack) for a call made once per block.
+    @usableFromInline @inline(never)
+    internal mutating func _closeBlock() {
+        // Scalars are stored one by one (no vector insert per scan), loaded as a vector once.
+        let values = withUnsafeBytes(of: _block) { $0.loadUnaligned(as: SIMD16<Float>.self) }
+        let settled = _settledBits(busy: _blockBusy, peeks: _blockPeeks)
+        let idle = _blockBusy == 0
+        _blockBusy = 0
+        _blockPeeks = 0
+        if _relearn && _relearnDue(settled) && _relearnIfDue(values, settled: settled) {
+            // The baseline moved to the rest after a release.
+        } else if idle && _endsInTouch(values) {
+            _touchedBlock()
+        } else {
+            _trackBlock(values, settled: settled)
+        }
+    }
+
+    /// Whether a block ends in a touch: its last reading at or above the
+    /// touch band (``ClassifierParameters/touchBand`` above the baseline).
+    /// Asked of a block idle throughout (no press, no peek, no fault in it):
+    /// it is then the approach of a press whose peek, if any, falls in a
+    /// later block, or a touch below the peek level: no unloaded panel
+    /// (`_touchedBlock`). A block with a peek in it is the settle rule's
+    /// (`_settledBits`, which leaves out the peek's approach), and the tracker
+    /// takes it as before. Both paths ask this of the block's filtered
+    /// readings with the baseline the block was classified against (it
+    /// moves only at a block's end), so they track alike.
+    @inlinable @inline(__always)
+    internal func _endsInTouch(_ v: SIMD16<Float>) -> Bool {
+        v[Classifier.blockScans - 1] >= _baseline + _parameters.touchBand
+    }
+
+    /// The baseline tracker's step for a block that ends in a touch
+    /// (`_endsInTouch`): it learns nothing from it. The settle rule
+    /// (`_settledBits`) leaves out a peek's approach only within the peek's
+    /// own block, so a rise that peaked in the next block counted as
+    /// unloaded, and where it read at a drift's rate the block's mean lifted
+    /// the baseline for the press that followed (some 0.03 N at 80 scans/s:
+    /// a pop 4 scans late). The whole block, not only its readings past the band: a slow
+    /// rise's readings below the band are its approach too, and kept alone
+    /// they read as a drift to follow. A touch measures no unloaded panel, so
+    /// the release level is the bare one (as the tracker sets it for a block
+    /// that reads above the noise faster than drift), and smoothing starts
+    /// afresh from the next block (as after a press).
+    @usableFromInline @inline(never)
+    internal mutating func _touchedBlock() {
+        _seeded = false
+        if _state == .idle && !_suspended { _releaseLevel = _parameters.release }
+    }
+
+    /// The readings of a block that tell the unloaded panel (bit k: scan k),
+    /// from its busy scans and peeks: a reading is settled once the panel has
+    /// been idle `settleScans` scans in a row up to it (this one included; the
+    /// run carried across blocks in `_quietScans`), so the valleys between the
+    /// taps of a burst never count while a quiet stretch counts from its
+    /// settle time on, at any rate (in whole blocks, 1.6 s at 10 scans/s, a
+    /// thermal ramp outran the baseline). The `settleScans` readings before a
+    /// peek in the block do not count either: they were its approach (a
+    /// finger's rise starts below the touch and peek levels).
+    /// Both paths call this once per block; the common blocks (quiet and
+    /// settled, or busy throughout) take the first two returns.
+    @inlinable @inline(__always)
+    internal mutating func _settledBits(busy: UInt32, peeks: UInt32) -> UInt32 {
+        if busy == 0 && _quietScans >= _parameters.settleScans &- 1 {
+            // The first reading is the settleScans-th idle one in a row or later; no busy scan, so no peek.
+            _quietScans = _min(_quietScans &+ Int32(Classifier.blockScans), Classifier.countCeiling)
+            return Classifier.blockBits
+        }
+        if busy == Classifier.blockBits {
+            _quietScans = 0
+            return 0
+        }
+        return _settledBitsPartly(busy: busy, peeks: peeks)
+    }
+
+    /// `_settledBits` for a block partly busy, or idle but not settled from its
+    /// first reading: the rule scan by scan, on bits (small on a microcontroller).
+    @usableFromInline @inline(never)
+    internal mutating func _settledBitsPartly(busy: UInt32, peeks: UInt32) -> UInt32 {
+        let s = _parameters.settleScans
+        if Platform.hasFastPath && busy == 0 {
+            // Idle throughout (so no peek) while the run since the last press
+            // settles: the readings from the one the run reaches `s` at, in
+            // closed form (`_settlingBits`; the microcontrollers, whose image
+            // stays as small, take the loop below).
+            let settling = Classifier._settlingBits(run: _quietScans, settleScans: s)
+            _quietScans = settling.quietScans
+            return settling.bits
+        }
+        var run = _quietScans
+        var settled: UInt32 = 0
+        // A while loop: a range's iterator allocates in an unoptimised build.
+        var k: Int32 = 0
+        while k < Int32(Classifier.blockScans) {
+            let bit: UInt32 = 1 &<< UInt32(truncatingIfNeeded: k)
+            run = busy & bit != 0 ? 0 : _min(run &+ 1, Classifier.countCeiling)
+            if run >= s && busy & bit == 0 { settled |= bit }
+            // A peek here: the settleScans scans before it were its approach.
+            if peeks & bit != 0 {
+                settled &= ~(bit &- 1) | ((1 &<< UInt32(truncatingIfNeeded: _max(k &- s, 0))) &- 1)
+            }
+            k &+= 1
+        }
+        _quietScans = run
+        return settled
+    }
+
+    /// The settle rule's closed form for an idle block while the quiet run
+    /// `run` settles (`_settledBitsPartly` with no busy scan): the settled bits from the one the run reaches
+    /// `settleScans` at, and the run after the block.
+    @_alwaysEmitIntoClient @inline(__always)
+    internal static func _settlingBits(run: Int32, settleScans s: Int32) -> (bits: UInt32, quietScans: Int32) {
+        let quietScans = _min(run &+ Int32(Classifier.blockScans), Classifier.countCeiling)
+        guard s <= Classifier.countCeiling else { return (0, quietScans) }
+        let first = Int64(s) &- Int64(run) &- 1
+        if first <= 0 { return (Classifier.blockBits, quietScans) }
+        if first >= Int64(Classifier.blockScans) { return (0, quietScans) }
+        return (Classifier.blockBits & ~((1 &<< UInt32(truncatingIfNeeded: first)) &- 1), quietScans)
+    }
+
+    /// Follows the unloaded panel once per block of ``blockScans`` scans:
+    /// quickly downwards (relaxation after a press), slowly upwards (drift),
+    /// never while pressed or touched. Both the per-scan path and the fast
+    /// path call this with the same block, so they track identically.
+    /// Inlined into its entries: `_trackBlock` (the per-scan path's, from
+    /// `_closeBlock`), and on hosts the block step's `_trackWholeBaseline`
+    /// and `_trackPartBaseline`.
+    @_alwaysEmitIntoClient @inline(__always)
+    internal mutating func _trackBaseline(block v: SIMD16<Float>, settled bits: UInt32) {
+        // Readings taken during a press would drag the baseline up: only the
+        // settled ones (bit k set: see `_settledBits`; weight 1, the others 0)
+        // count, and a block with fewer than four is skipped.
+        let whole = bits == Classifier.blockBits
+        let n = Int32(Classifier.blockScans)
+        // The mean of the settled readings and the block's noise, the mean
+        // absolute residual about its straight-line trend, which a slow ramp
+        // or drift inside the block does not inflate (`_blockFit`): nil where
+        // fewer than four readings are settled (none in a busy block, common
+        // after a press).
+        guard !_suspended, let fit = Classifier._blockFit(v, settled: bits) else {
+            // After a press, smoothing starts afresh from the first idle block.
+            _seeded = false
+            return
+        }
+        let mean = fit.mean, spread = fit.spread
+        // Freshly seeded (start, or the first idle block after a press): the
+        // rise rate is not known yet, so the baseline may fall, and rise only
+        // within the panel's noise (below the touch level).
+        let fresh = !_seeded
+        if fresh {
+            _seeded = true
+            _smoothed = mean
+            _slope = 0
+        }
+        let previous = _smoothed
+        _smoothed += _parameters.blockSmoothing * (mean - _smoothed)
+        _slope += _parameters.blockSlopeSmoothing * ((_smoothed - previous) * Classifier.inverseBlockScans - _slope)
+        // Frozen while pressed.
+        guard _state == .idle else {
+            _seeded = false
+            return
+        }
+        let d = _smoothed - _baseline
+        // An undershoot (a cell swinging below zero after a release) lasts well
+        // under a second; only a drop below the touch band that persists is a
+        // real zero shift to follow.
+        _lowScans = d < _parameters.underTouchBand ? _min(_lowScans &+ n, Classifier.countCeiling) : 0
+        // A touch is a rise several noise widths above the baseline (capped
+        // by the configured fraction of the peek level) that is faster than
+        // drift: on a quiet panel a slow press freezes the baseline long
+        // before it can absorb any of it, while drift is still followed.
+        // The touch level comes from the noise measured so far: a block with a
+        // press starting in it must not widen its own threshold.
+        let touch = Float._min(_parameters.touchBand,
+                               Float._max(_parameters.touchFloor, Classifier.touchNoiseWidths * _noise))
+        if whole && d < touch { _noise += _parameters.blockFall * (Float._min(spread, _parameters.touchBand) - _noise) }
+        // The baseline rises slowly so that a slow touch never becomes the
+        // zero; but a block it rises toward was judged unloaded (settled,
+        // idle, within the noise or at a drift's rate), and it measures where
+        // the unloaded panel reads now. A release is the force falling below
+        // half the peek level above that panel, so the release level stands
+        // on that measurement, not on the lagging baseline: between presses
+        // at 10 scans/s (a block is 1.6 s, and a busy stretch leaves few to
+        // learn from) a thermal ramp outran the baseline by 0.1-0.15 N, and
+        // the valleys of a tap burst read above the release level. It holds
+        // through the presses that follow (the baseline is frozen then, and
+        // so is the measurement), never learns from a press or a burst's
+        // valleys (only settled readings reach here), and is at most the
+        // touch band: a touch, or a block below the baseline, measures nothing.
+        var unloaded: Float = 0
+        if _warmup > 0 {
+            _warmup &-= n
+            if Float._abs(d) < _parameters.touchBand { _baseline += _parameters.blockFall * d }
+        } else if d < _parameters.underTouchBand && _lowScans < _parameters.undershootScans {
+            // An undershoot so far: keep the zero.
+        } else if d < 0 {
+            _baseline += _parameters.blockFall * d
+        } else if d < touch || (!fresh && d < _parameters.touchBand && _slope < _parameters.driftPerScan) {
+            // Quiet (within the panel's noise of the zero: no touch, whatever
+            // its rate, so also in the first block after a press), or rising
+            // no faster than drift does (which needs the rate): follow it slowly.
+            // A quiet block follows faster (`blockQuietRise`, rise_ms times
+            // `quietRiseFractionOfRise`): it is no touch at any rate, and a
+            // baseline lagging a thermal ramp by `rise_ms` times its rate
+            // (0.1 N at 0.03 N/s) put the idle readings before a press above
+            // it, so a slow press crossed the peek or pop level early. A block
+            // between the noise and the touch band (a slow touch, if any)
+            // still rises at `rise_ms`. Not at 9-10 scans/s (the same as
+            // `blockRise` there): a block there is 1.6 s and already moves the
+            // baseline a third of the way; faster, it followed a block's
+            // noise into a false release.
+            _baseline += (d < touch ? _parameters.blockQuietRise : _parameters.blockRise) * d
+            // Counted only beyond the panel's noise width: the mean of four
+            // or more readings strays from the panel's level by less (1.6 of
+            // its standard errors for four, 3 for sixteen), so a quiet panel's
+            // noise never moves the level, while a ramp's lag does.
+            unloaded = Float._max(0, _smoothed - _baseline - _noise)
+        }
+        // Never above the peek level (validated: release <= peek), which the
+        // comparisons in `step` and the block path rely on.
+        _releaseLevel = Float._min(_parameters.release + unloaded, _parameters.peek)
+    }
+}
