@@ -41,7 +41,7 @@ extension Classifier {
     public mutating func stepBlock(older a: SIMD16<Float>, previous b: SIMD16<Float>, forces c: SIMD16<Float>,
                                    firstSample: Int64, firstTimestampNs: Int64) -> Bool {
         // Where the block path is off (Classifier.blockPathEnabled): never taken.
-        Classifier.blockPathEnabled
-            && _takeBlock(older: a, previous: b, forces: c, firstSample: firstSample, firstTimestampNs: firstTimestampNs)
+        guard Classifier.blockPathEnabled else { return false }
+        return _takeBlock(older: a, previous: b, forces: c, firstSample: firstSample, firstTimestampNs: firstTimestampNs)
     }
 }
