@@ -19,7 +19,8 @@
 # frames a scan passes through when they are not inlined into each other (and, once per block,
 # the baseline tracker's two frames below step and the three of its mean and noise, for the deepest figure). It also lists the
 # compiler-runtime helpers the core calls (64-bit shifts and divisions on 32-bit targets).
-# Exits 1 when .text grows past the reference on either target (MAX_TEXT_GROWTH_BYTES, default 0).
+# Exits 1 when .text grows past the reference on either target (MAX_TEXT_GROWTH_BYTES, default 0),
+# or when the example's configure() frame (the stack a board needs to start) grows past it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 update=0
@@ -60,7 +61,8 @@ done
 
 "$swiftc" "${flags[@]}" -target armv7em-none-none-eabi -emit-ir "${sources[@]}" -o "$work/core.ll"
 (cd "$work" && "$clang" -target armv7em-none-none-eabi -Os -Wno-override-module -fstack-usage -c core.ll -o core-ir.o)
-frame() { grep -F "$1" "$work/core-ir.su" | grep -v '\.cold\.' | awk -F'\t' '{ print $2 }' | sort -n | tail -1; }
+# A frame's size, or nothing where no function of that name is left (shown as ?).
+frame() { grep -F "$1" "$work/core-ir.su" | grep -v '\.cold\.' | awk -F'\t' '{ print $2 }' | sort -n | tail -1 || true; }
 scan=$(frame 'PipelineV7process4scan4into')
 step=$(frame 'ClassifierV4step5force6sample')
 block=$(frame 'PipelineV7process5scans4into')
@@ -77,15 +79,16 @@ echo "armv7em stack once per 16 scans, below step: _closeBlock ${close:-?} B + _
 "$swiftc" -enable-experimental-feature Embedded -enable-experimental-feature Extern -wmo -Osize -module-name Firmware \
     -target armv7em-none-none-eabi -emit-ir "${sources[@]}" hardware/firmware/Firmware.swift -o "$work/fw.ll"
 (cd "$work" && "$clang" -target armv7em-none-none-eabi -Os -Wno-override-module -fstack-usage -c fw.ll -o fw-ir.o)
-fwframe() { grep -F "$1" "$work/fw-ir.su" | grep -v '\.cold\.' | awk -F'\t' '{ print $2 }' | sort -n | tail -1; }
-echo "armv7em firmware stack: main $(grep -P "^fw.ll:main\t" "$work/fw-ir.su" | cut -f2) B, configure() $(fwframe FirmwareAAV9configure) B, run(_:) $(fwframe FirmwareAAV3run) B"
+fwframe() { grep -F "$1" "$work/fw-ir.su" | grep -v '\.cold\.' | awk -F'\t' '{ print $2 }' | sort -n | tail -1 || true; }
+configure=$(fwframe FirmwareAAV9configure)
+echo "armv7em firmware stack: main $(grep -P "^fw.ll:main\t" "$work/fw-ir.su" | cut -f2) B, configure() ${configure:-?} B, run(_:) $(fwframe FirmwareAAV3run) B"
 echo "largest frames:"; sort -t$'\t' -k2 -n "$work/core-ir.su" | tail -3 | awk -F'\t' '{ sub(/^core.ll:/, "", $1); printf "  %6d B  %s\n", $2, $1 }'
 
 reference=Benchmarks/embedded-size-reference.json
 if [ "$update" = 1 ]; then
-    printf '{\n  "armv7em-none-none-eabi": %s,\n  "riscv32-none-none-eabi": %s,\n  "armv7em-none-none-eabi firmware": %s,\n  "riscv32-none-none-eabi firmware": %s\n}\n' \
+    printf '{\n  "armv7em-none-none-eabi": %s,\n  "riscv32-none-none-eabi": %s,\n  "armv7em-none-none-eabi firmware": %s,\n  "riscv32-none-none-eabi firmware": %s,\n  "armv7em-none-none-eabi firmware configure() stack": %s\n}\n' \
         "${text[armv7em-none-none-eabi]}" "${text[riscv32-none-none-eabi]}" \
-        "${image[armv7em-none-none-eabi]}" "${image[riscv32-none-none-eabi]}" >"$reference"
+        "${image[armv7em-none-none-eabi]}" "${image[riscv32-none-none-eabi]}" "${configure:-0}" >"$reference"
     echo "reference rewritten: $reference"
     exit 0
 fi
@@ -104,5 +107,19 @@ for key in armv7em-none-none-eabi riscv32-none-none-eabi "armv7em-none-none-eabi
         echo "$target .text $old -> $new bytes"
     fi
 done
-[ $status -eq 0 ] && echo "embedded .text within the reference"
+# configure()'s frame: the stack a board needs to start, on top of main's (which holds the pipeline).
+key="armv7em-none-none-eabi firmware configure() stack"
+old=$(python3 -c "import json,sys; print(json.load(open('$reference')).get('$key', 0))")
+if [ "$old" -eq 0 ]; then
+    echo "$key: no reference yet (${configure:-?} B); --update to record it"
+elif [ -z "$configure" ]; then
+    echo "EMBEDDED STACK NOT MEASURED: no configure() frame in the firmware's stack usage"
+    status=1
+elif [ "$configure" -gt "$old" ]; then
+    echo "EMBEDDED STACK GREW: configure() $old -> $configure B (reference $reference; --update with a reason if the growth is wanted)"
+    status=1
+elif [ "$configure" -ne "$old" ]; then
+    echo "configure() stack $old -> $configure B"
+fi
+[ $status -eq 0 ] && echo "embedded .text and configure()'s stack within the reference"
 exit $status

@@ -12,6 +12,8 @@
 #   panel4  two minutes of a four-cell plate (be:s24/32>>8) at 500 scans/s
 #   quiet   ten minutes of an HX711 at 80 scans/s with one press, noise, hum and drift only:
 #           its classify figure per 16-scan block is the fast path's cost per quiet block
+#   fsr     one hour of an FSR kiosk (fsr-ads1115: an ADS1115 at 860 scans/s, one channel, with
+#           the panel's curve calibration), decode+classify, classify and iio_channel_convert only
 #   offcentre  ../shared/recordings/panel4-500hz-offcentre-sample.json (20 s of a four-cell plate
 #           pressed off centre), decode+classify and decode+classify+gestures only; skipped, saying
 #           so, where ../shared is absent
@@ -43,6 +45,7 @@ driver=$(swift build -c release --package-path Benchmarks --show-bin-path)/Instr
 "$bin" synth --panel hx711-80 --seed 1 --duration 3600 -o "$work/kiosk.json" >/dev/null
 "$bin" synth --panel panel4 --seed 1 --duration 120 -o "$work/panel4.json" >/dev/null
 "$bin" synth --panel hx711-80 --seed 1 --duration 600 --presses 1 --artefacts noise,hum,drift -o "$work/quiet.json" >/dev/null
+"$bin" synth --panel fsr-ads1115 --seed 1 --duration 3600 -o "$work/fsr.json" >/dev/null
 
 offcentre=()
 shared="$root/../shared/recordings/panel4-500hz-offcentre-sample.json"
@@ -52,7 +55,8 @@ else
     echo "instructions.sh: $shared is absent: no offcentre rows" >&2
 fi
 valgrind --tool=callgrind --callgrind-out-file="$work/cg.%p" --dump-instr=no \
-    "$driver" kiosk="$work/kiosk.json" panel4="$work/panel4.json" quiet="$work/quiet.json" "${offcentre[@]}" \
+    "$driver" kiosk="$work/kiosk.json" panel4="$work/panel4.json" quiet="$work/quiet.json" \
+    --loops "decode+classify,classify,iio_channel_convert" fsr="$work/fsr.json" "${offcentre[@]}" \
     >"$work/valgrind.log" 2>&1 || { tail -20 "$work/valgrind.log"; exit 2; }
 
 python3 - "$work" "$root/Benchmarks/instructions-reference.json" "$update" "${MAX_GROWTH_PERCENT:-5}" <<'PY'
@@ -84,7 +88,7 @@ if quiet:
     per_block = quiet[0] / quiet[2]
     figures["quiet classify, per 16-scan block"] = round(per_block, 1)
     print(f"fast path per quiet 16-scan block (quiet, classify): {per_block:.1f} instructions")
-for recording in ("kiosk", "panel4"):
+for recording in ("kiosk", "panel4", "fsr"):
     ours = rows.get((recording, "decode+classify")); conv = rows.get((recording, "iio_channel_convert"))
     if ours and conv:
         print(f"{recording}: iio_channel_convert costs {conv[0] / ours[0]:.2f}x decode+classify")

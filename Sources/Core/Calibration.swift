@@ -112,10 +112,18 @@ internal func _interpolate(_ value: Int64, first: Int, last: Int,
         let mid = (low + high) >> 1
         if raw[mid] <= value { low = mid } else { high = mid }
     }
-    let x0 = raw[low]
-    let span = Float(raw[high] - x0)
+    return _onSegment(value, low, raw: raw, newtons: newtons)
+}
+
+/// The newtons at `value` on the segment from point `low` to point
+/// `low + 1`, where `raw[low] <= value < raw[low + 1]`: the interpolation
+/// itself, which every lookup of a curve ends in, whatever found the segment.
+@inlinable @inline(__always)
+internal func _onSegment(_ value: Int64, _ low: Int, raw: borrowing Span<Int64>, newtons: borrowing Span<Float>) -> Float {
+    let x0 = raw[unchecked: low]
+    let span = Float(raw[unchecked: low &+ 1] - x0)
     let t = Float(value - x0) / span
-    return newtons[low] + t * (newtons[high] - newtons[low])
+    return newtons[unchecked: low] + t * (newtons[unchecked: low &+ 1] - newtons[unchecked: low])
 }
 
 /// How one force channel's raw counts become newtons.

@@ -80,24 +80,29 @@ public struct CellPositions: Equatable, BitwiseCopyable, Sendable {
     /// The spec's default for a panel of four force channels: the corners in
     /// channel order `[0,0]`, `[1,0]`, `[0,1]`, `[1,1]`.
     public static var corners: CellPositions {
-        // Four corners are never refused.
-        try! CellPositions([PlatePoint(x: 0, y: 0), PlatePoint(x: 1, y: 0),
-                            PlatePoint(x: 0, y: 1), PlatePoint(x: 1, y: 1)])
+        CellPositions(valid: [0, 1, 0, 1, 0, 0, 0, 0], [0, 0, 1, 1, 0, 0, 0, 0], count: 4)
     }
 
     /// The default for a two-cell panel: a bar along x, the cells at its ends,
     /// `[0, 0.5]` and `[1, 0.5]` (so every position has y = 0.5).
     public static var bar: CellPositions {
-        // Two distinct points are never refused.
-        try! CellPositions([PlatePoint(x: 0, y: 0.5), PlatePoint(x: 1, y: 0.5)])
+        CellPositions(valid: [0, 1, 0, 0, 0, 0, 0, 0], [0.5, 0.5, 0, 0, 0, 0, 0, 0], count: 2)
     }
 
     /// The default for a three-cell panel: a triangle, the first two cells at
     /// the top corners as on a four-cell plate and the third at the bottom
     /// edge's middle, `[0, 0]`, `[1, 0]`, `[0.5, 1]` (positions fall inside it).
     public static var triangle: CellPositions {
-        // Three corners of a triangle are never refused.
-        try! CellPositions([PlatePoint(x: 0, y: 0), PlatePoint(x: 1, y: 0), PlatePoint(x: 0.5, y: 1)])
+        CellPositions(valid: [0, 1, 0.5, 0, 0, 0, 0, 0], [0, 0, 1, 0, 0, 0, 0, 0], count: 3)
+    }
+
+    /// The defaults' points, which the checks of ``init(_:)`` accept (they
+    /// lie on the plate and span it): taken as they are, so a board that uses
+    /// only a default carries none of those checks.
+    private init(valid x: InlineArray<8, Float>, _ y: InlineArray<8, Float>, count: Int) {
+        _x = x
+        _y = y
+        self.count = count
     }
 
     /// The default for a panel of `cells` force channels: a bar for two

@@ -372,6 +372,9 @@ public struct ClassifierParameters: Equatable, BitwiseCopyable, Sendable {
             return n >= Float(Int32.max) ? Int32.max : Int32(n)
         }
         // Backward-Euler smoothing factor for a time constant: stable at any rate, no libm.
+        // Out of line: one copy for its six uses, where on a soft-float target
+        // each inlined use was its own calls to the float runtime.
+        @inline(never)
         func alpha(_ ms: Float) -> Float { 1 / (1 + ms * sampleRateHz / 1000) }
         peek = settings.peekNewtons
         pop = settings.popNewtons

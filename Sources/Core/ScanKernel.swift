@@ -641,7 +641,7 @@ extension _PanelDecoder {
                 if d.railed(lowest) || d.railed(highest) { return false }
                 var newtons = _zeroed(InlineArray<16, Float>.self)
                 if d.curveFirst >= 0 {
-                    for k in 0..<Classifier.blockScans { newtons[k] = _curve(i, raws[k]) }
+                    _curveColumn(first: Int(d.curveFirst), last: Int(d.curveLast), &raws, into: &newtons)
                 } else if d.line32 {
                     for k in 0..<Classifier.blockScans { newtons[k] = Float(Int32(truncatingIfNeeded: raws[k]) &- d.zero32) * d.scale }
                 } else {
@@ -676,6 +676,36 @@ extension _PanelDecoder {
         moved |= ~_laneBits(sameLanes) & ((1 &<< UInt32(Classifier.blockScans)) &- 1)
         changed = moved
         return true
+    }
+
+    /// A curve channel's newtons for a column of raw values (its points
+    /// `first...last` of the pool), each exactly ``_curve(_:_:)``'s: the same
+    /// ends held outside the points and the same segment, found by walking
+    /// from the scan before's (a column moves a segment or two at most, where
+    /// the search took five halvings a scan), then the same interpolation.
+    /// Mutating, as ``_curve(_:_:)``, and `raws` in place too: the points
+    /// and the column are read where they are, not copied (a borrowed column
+    /// was copied whole for every scan's read).
+    @inlinable @inline(__always)
+    internal mutating func _curveColumn(first: Int, last: Int, _ raws: inout InlineArray<16, Int64>,
+                                        into newtons: inout InlineArray<16, Float>) {
+        let raw = curveRaw.span, points = curveNewtons.span
+        let bottom = raw[first], top = raw[last]
+        let atBottom = points[first], atTop = points[last]
+        var low = first
+        for k in 0..<Classifier.blockScans {
+            let value = raws[k]
+            if value <= bottom {
+                newtons[k] = atBottom
+            } else if value >= top {
+                newtons[k] = atTop
+            } else {
+                // bottom < value < top: the walks stop inside first...last - 1.
+                while raw[unchecked: low] > value { low &-= 1 }
+                while raw[unchecked: low &+ 1] <= value { low &+= 1 }
+                newtons[k] = _onSegment(value, low, raw: raw, newtons: points)
+            }
+        }
     }
 
     /// ``readBlock(_:stride:first:last:counters:timing:positions:totals:stamps:changed:held:zeroSums:allMoments:momentsX:momentsY:)``'s

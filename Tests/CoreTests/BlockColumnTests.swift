@@ -156,4 +156,59 @@ struct BlockColumnTests {
             #expect(refused >= 50 && taken >= 400 && repeated > 500, "\(format): \(refused) refused, \(taken) taken, \(repeated) repeated")
         }
     }
+
+    /// A pipeline of two `le:s16` curve channels: a falling curve of 5 points,
+    /// then an FSR's rising curve of 17 points at uneven steps (one of a single
+    /// count, a flat one), so the second starts inside the pool.
+    static func curvePipeline() throws -> (ForcePipeline, [ChannelCalibration]) {
+        let format = try ChannelFormat(parsing: "le:s16/16>>0".utf8)
+        let layout = try ScanLayout([(index: 0, format: format), (index: 1, format: format)])
+        let falling = ChannelCalibration.curve(try ForceCurve([(raw: -30_000, newtons: 4.5), (raw: -12, newtons: 2.25),
+                                                               (raw: 40, newtons: 2.2), (raw: 9_000, newtons: 0.125), (raw: 20_001, newtons: -0.3)]))
+        let raws: [Int64] = [-200, -199, 0, 3, 880, 1_650, 3_001, 5_000, 7_000, 10_007, 14_000, 18_000, 22_000, 26_000, 29_000, 30_800, 32_766]
+        let newtons: [Float] = [0, 0.0013, 0.05, 0.1, 0.2, 0.35, 0.5, 0.75, 0.75, 1.0, 1.5, 2.0, 3.0, 4.5, 6.5, 9.0, 13.0]
+        let fsr = ChannelCalibration.curve(try ForceCurve(zip(raws, newtons).map { (raw: $0, newtons: $1) }))
+        let calibration = try PanelCalibration([(slot: 0, calibration: falling), (slot: 1, calibration: fsr)], layout: layout)
+        let pipeline = ForcePipeline(layout: layout, calibration: calibration,
+                                     parameters: try ClassifierParameters(ClassifierSettings(sensitivity: .medium), sampleRateHz: 860),
+                                     timestampSlot: nil)
+        return (pipeline, [falling, fsr])
+    }
+
+    @Test("A curve column gives the scan step's newtons bit for bit on every 16-bit code, in columns rising, falling, shuffled and jumping")
+    func curveColumnMatchesLookup() throws {
+        let (pipeline, curves) = try Self.curvePipeline()
+        var decode = pipeline._decode
+        var rng = SplitMix(seed: 43)
+        let codes = (Int64(Int16.min)...Int64(Int16.max)).map { $0 }
+        var shuffled = codes
+        for k in stride(from: shuffled.count - 1, to: 0, by: -1) { shuffled.swapAt(k, Int(rng.next() % UInt64(k + 1))) }
+        // Jumping: each scan of a column far from the one before, and the far ends of an Int64.
+        var jumping: [Int64] = []
+        for k in 0..<codes.count { jumping.append(k % 2 == 0 ? codes[k / 2] : codes[codes.count - 1 - k / 2]) }
+        jumping += [Int64.min, Int64.max, Int64.min + 1, 0, Int64.max - 1, -1, 32_766, 32_765, -200, -199, -201, 20_001, 20_000, -30_000, -30_001, 1]
+        var checked = 0
+        for order in [codes, Array(codes.reversed()), shuffled, jumping] {
+            for i in 0..<2 {
+                let d = decode.decoders[i]
+                var start = 0
+                while start + 16 <= order.count {
+                    var raws = InlineArray<16, Int64>(repeating: 0)
+                    for k in 0..<16 { raws[k] = order[start + k] }
+                    var newtons = InlineArray<16, Float>(repeating: .nan)
+                    decode._curveColumn(first: Int(d.curveFirst), last: Int(d.curveLast), &raws, into: &newtons)
+                    for k in 0..<16 {
+                        let expected = decode._curve(i, raws[k])
+                        if newtons[k].bitPattern != expected.bitPattern || expected.bitPattern != curves[i].newtons(forRaw: raws[k]).bitPattern {
+                            Issue.record("channel \(i), raw \(raws[k]): column \(newtons[k]), lookup \(expected)")
+                            return
+                        }
+                        checked += 1
+                    }
+                    start += 16
+                }
+            }
+        }
+        #expect(checked == 2 * (4 * 65_536 + 16))
+    }
 }

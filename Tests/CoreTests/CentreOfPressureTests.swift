@@ -95,6 +95,22 @@ struct CentreOfPressureTests {
         #expect(CellPositions.standard(forCells: 5) == nil)
     }
 
+    @Test("The default positions are the spec's points as the checked initialiser takes them, each of them")
+    func defaultsPassTheChecks() throws {
+        let spec: [(CellPositions, [PlatePoint])] = [
+            (.bar, [PlatePoint(x: 0, y: 0.5), PlatePoint(x: 1, y: 0.5)]),
+            (.triangle, [PlatePoint(x: 0, y: 0), PlatePoint(x: 1, y: 0), PlatePoint(x: 0.5, y: 1)]),
+            (.corners, [PlatePoint(x: 0, y: 0), PlatePoint(x: 1, y: 0), PlatePoint(x: 0, y: 1), PlatePoint(x: 1, y: 1)]),
+        ]
+        for (given, points) in spec {
+            let checked = try CellPositions(points)
+            #expect(given == checked, "\(points)")
+            #expect(given.count == points.count)
+            for i in 0..<points.count { #expect(given[i] == points[i], "cell \(i) of \(points.count)") }
+            #expect(CellPositions.standard(forCells: points.count) == checked)
+        }
+    }
+
     @Test("A two-cell panel is a bar: cells at [0, 0.5] and [1, 0.5] by default, the position along x, y always 0.5")
     func twoCellBar() throws {
         let bar = try #require(CellPositions.standard(forCells: 2))

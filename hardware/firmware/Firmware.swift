@@ -29,10 +29,9 @@ struct Firmware {
     static func configure() -> ForcePipeline? {
         // Typed throws: each step's error is a small enum; a board that
         // cannot configure stays silent rather than guess.
-        let cell = ChannelCalibration.linear(zeroRaw: 0, newtonsPerCount: 1.0 / 50_000)
         guard let format = try? ChannelFormat(bigEndian: false, signed: true, realBits: 24, storageBits: 32, shift: 0),
               let layout = try? ScanLayout(Channels(format: format)),
-              let calibration = try? PanelCalibration(Cells(calibration: cell), layout: layout),
+              let calibration = try? PanelCalibration(Cells(zeroRaw: 0, newtonsPerCount: 1.0 / 50_000), layout: layout),
               let parameters = try? ClassifierParameters(ClassifierSettings(sensitivity: .medium), sampleRateHz: 500)
         else { return nil }
         return ForcePipeline(layout: layout, calibration: calibration, parameters: parameters,
@@ -74,13 +73,17 @@ struct Channels: Sequence, IteratorProtocol {
     }
 }
 
-/// Layout slots 0-3, one calibration.
+/// Layout slots 0-3, one line. It holds the line's two numbers, not a
+/// `ChannelCalibration`: that value has room for a whole curve (some 390
+/// bytes), and held here and in the caller it was twice that much of
+/// configure()'s frame.
 struct Cells: Sequence, IteratorProtocol {
-    let calibration: ChannelCalibration
+    let zeroRaw: Int64
+    let newtonsPerCount: Float
     var slot = 0
     mutating func next() -> (slot: Int, calibration: ChannelCalibration)? {
         guard slot < 4 else { return nil }
         defer { slot += 1 }
-        return (slot: slot, calibration: calibration)
+        return (slot: slot, calibration: .linear(zeroRaw: zeroRaw, newtonsPerCount: newtonsPerCount))
     }
 }
