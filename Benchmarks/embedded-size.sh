@@ -70,10 +70,10 @@ echo "armv7em stack: process(scan:into:) ${scan:-?} B + Classifier.step(force:) 
 # Once per block, step hands the block to the baseline tracker, two frames
 # deeper, and the tracker its block to the loops of `_meanAndSpread` (the
 # microcontrollers' mean and noise; three frames, the last the pairwise sum).
-close=$(frame 'ClassifierV11_closeBlock'); track=$(frame 'ClassifierV14_trackBaseline')
+close=$(frame 'ClassifierV11_closeBlock'); track=$(frame 'ClassifierV11_trackBlock')
 fit=$(frame 'ClassifierV14_meanAndSpread_7settled'); lanes=$(frame 'ClassifierV14_meanAndSpread5lanes'); sum=$(frame 'ClassifierV12_pairwiseSum')
 fitted=$(( ${fit:-0} + ${lanes:-0} + ${sum:-0} ))
-echo "armv7em stack once per 16 scans, below step: _closeBlock ${close:-?} B + _trackBaseline ${track:-?} B + _meanAndSpread's ${fit:-?} + ${lanes:-?} + ${sum:-?} B; deepest $(( ${scan:-0} + ${step:-0} + ${close:-0} + ${track:-0} + fitted )) B"
+echo "armv7em stack once per 16 scans, below step: _closeBlock ${close:-?} B + _trackBlock ${track:-?} B + _meanAndSpread's ${fit:-?} + ${lanes:-?} + ${sum:-?} B; deepest $(( ${scan:-0} + ${step:-0} + ${close:-0} + ${track:-0} + fitted )) B"
 # The example's own frames: configuration builds the pipeline value (its
 # initialisers inline there), the loop runs it; a board's stack must hold both.
 "$swiftc" -enable-experimental-feature Embedded -enable-experimental-feature Extern -wmo -Osize -module-name Firmware \
