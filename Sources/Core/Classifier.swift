@@ -233,11 +233,7 @@ public struct Classifier: Sendable {
                 _blockBusy |= 1 &<< UInt32(truncatingIfNeeded: _blockFill)
             }
             withUnsafeMutableBytes(of: &_block) { $0.storeBytes(of: filtered, toByteOffset: at, as: Float.self) }
-            _blockFill &+= 1
-            if _blockFill == Int32(Classifier.blockScans) {
-                _blockFill = 0
-                _closeBlock()
-            }
+            _fillBlock(scans: 1)
         }
         #if DEBUG
         _checkInvariants()

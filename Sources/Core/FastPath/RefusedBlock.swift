@@ -163,12 +163,7 @@ extension Classifier {
                  scans: n, sample: firstRun, timestampNs: stamps[j])
         // The readings are in the block already; whether a press was in progress at them.
         if _state != .idle { _blockBusy |= run }
-        _blockFill &+= n
-        if _blockFill == Int32(Classifier.blockScans) {
-            // The block's last scan: its end, as `step` closes it.
-            _blockFill = 0
-            _closeBlock()
-        }
+        _fillBlock(scans: n)
         #if DEBUG
         _checkInvariants()
         #endif

@@ -2,6 +2,17 @@
 // block of `blockScans` scans from the readings that tell it (settled, idle),
 // quickly downwards, slowly upwards, never while pressed or touched.
 extension Classifier {
+    /// `n` more readings of the current block, stored already: at the block's
+    /// end the tracker takes it (`_closeBlock`) and the next block starts.
+    @_alwaysEmitIntoClient @inline(__always)
+    internal mutating func _fillBlock(scans n: Int32) {
+        _blockFill &+= n
+        if _blockFill == Int32(Classifier.blockScans) {
+            _blockFill = 0
+            _closeBlock()
+        }
+    }
+
     /// Hands the block just filled to the baseline tracker, with the readings
     /// that tell the unloaded panel (``_settledBits``). Out of line: the block's
     /// vector would otherwise sit in every scan's `step` frame (on a 32-bit

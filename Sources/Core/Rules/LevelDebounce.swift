@@ -59,14 +59,20 @@ internal struct LevelDebounce: Equatable, BitwiseCopyable, Sendable {
     /// are `crossing` and the filtered reading's `runs` throughout.
     @_alwaysEmitIntoClient @inline(__always)
     mutating func advance(crossing: LevelSides, runs: LevelSides, scans n: Int32, sample: Int64, timestampNs: Int64) {
+        advanceRuns(crossing: crossing, runs: runs, scans: n, sample: sample, timestampNs: timestampNs)
+        pressLock = _max(0, pressLock &- n)
+        releaseLock = _max(0, releaseLock &- n)
+    }
+
+    /// The crossings and the runs of ``advance(crossing:runs:scans:sample:timestampNs:)``, the locks left.
+    @_alwaysEmitIntoClient @inline(__always)
+    mutating func advanceRuns(crossing: LevelSides, runs: LevelSides, scans n: Int32, sample: Int64, timestampNs: Int64) {
         peekCrossing.update(crossing.peek, sample: sample, timestampNs: timestampNs)
         popCrossing.update(crossing.pop, sample: sample, timestampNs: timestampNs)
         releaseCrossing.update(crossing.release, sample: sample, timestampNs: timestampNs)
         peekRun = runs.peek ? peekRun &+ n : 0
         popRun = runs.pop ? popRun &+ n : 0
         releaseRun = runs.release ? releaseRun &+ n : 0
-        pressLock = _max(0, pressLock &- n)
-        releaseLock = _max(0, releaseLock &- n)
     }
 
     /// ``advance(crossing:runs:scans:sample:timestampNs:)`` where the raw and
@@ -75,12 +81,7 @@ internal struct LevelDebounce: Equatable, BitwiseCopyable, Sendable {
     /// (both are 0 on a quiet panel, and `max(0, 0 - n)` is 0: the same values).
     @_alwaysEmitIntoClient @inline(__always)
     mutating func advance(sides c: LevelSides, scans n: Int32, sample: Int64, timestampNs: Int64) {
-        peekCrossing.update(c.peek, sample: sample, timestampNs: timestampNs)
-        popCrossing.update(c.pop, sample: sample, timestampNs: timestampNs)
-        releaseCrossing.update(c.release, sample: sample, timestampNs: timestampNs)
-        peekRun = c.peek ? peekRun &+ n : 0
-        popRun = c.pop ? popRun &+ n : 0
-        releaseRun = c.release ? releaseRun &+ n : 0
+        advanceRuns(crossing: c, runs: c, scans: n, sample: sample, timestampNs: timestampNs)
         if pressLock | releaseLock != 0 {
             pressLock = _max(0, pressLock &- n)
             releaseLock = _max(0, releaseLock &- n)
