@@ -315,7 +315,7 @@ internal struct _PressureWindow: BitwiseCopyable, Sendable {
     /// Records four consecutive scans from scan `sample`, lane t scan
     /// `sample + t`: ``record(sample:force:x:y:)`` for each in turn, as one
     /// rotation and three stores (each slot's last writer is the one scan
-    /// of the four that maps to it). Some 45 instructions a block as four records.
+    /// of the four that maps to it), rather than four records.
     @inlinable @inline(__always)
     internal mutating func record(first sample: Int64, forces f: SIMD4<Float>, x: SIMD4<Float>, y: SIMD4<Float>) {
         // Slot s takes lane (s - sample) & 3: a rotation by the first scan's slot.

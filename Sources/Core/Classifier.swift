@@ -55,8 +55,8 @@ public struct Classifier: Sendable {
     @usableFromInline internal var _debounce = LevelDebounce()
     /// A score of how often the reading comes back to its highest word
     /// (`_creepWord`) while peeking: a clipped reading (`_advanceCreeping`).
-    /// Here, not beside it: it fills a hole in the layout (in its place the
-    /// riscv32 firmware grew 262 B).
+    /// Here, not beside it: it fills a hole in the layout, which keeps the
+    /// firmware's offsets small.
     @usableFromInline internal var _creepFlat: Float = 0
     @usableFromInline internal var _peekSample: Int64 = 0
     /// The hold timer (``HoldTimer``).

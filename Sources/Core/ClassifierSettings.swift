@@ -287,8 +287,8 @@ public struct ClassifierParameters: Equatable, BitwiseCopyable, Sendable {
     /// ``Classifier/spikeFraction``) and the touch level's floor
     /// (``touchBand`` times ``Classifier/touchFloorFraction``). Stored on
     /// hosts only: on the 32-bit microcontrollers (no block path) three more
-    /// stored fields and their setup grew the firmware image more than the
-    /// baseline tracker's loads saved, so there they stay computed.
+    /// stored fields and their setup would cost the firmware image more than
+    /// the baseline tracker's loads save, so there they stay computed.
     /// And whether both the spike filter and the baseline tracker run
     /// (``spikeRejection`` and ``baselineEnabled``), which the block path
     /// needs: one test a block in place of two.
@@ -403,10 +403,9 @@ public struct ClassifierParameters: Equatable, BitwiseCopyable, Sendable {
         slopeSmoothing = alpha(ClassifierParameters.slopeSmoothingMilliseconds)
         // 1 - (1 - a)^16 by squaring four times (2^4 = Classifier.blockScans):
         // the same decay per block as per-scan steps. Out of line on the
-        // microcontrollers: inlined five times, its squarings were 146 bytes
-        // more of the riscv32 image (soft-float calls), for a function run
-        // once (not on hosts, where the gesture layer builds parameters
-        // often enough that the calls showed: 0.05 instructions a scan).
+        // microcontrollers, where five inlined copies of its squarings are
+        // soft-float calls in the image for a function run once; inline on
+        // hosts, where the gesture layer builds parameters often.
         #if hasFeature(Embedded) && (arch(arm) || arch(riscv32))
         @inline(never)
         #endif

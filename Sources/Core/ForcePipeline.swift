@@ -34,8 +34,8 @@ public struct ForcePipeline: Sendable {
     /// Where each channel sits in a scan.
     public let layout: ScanLayout
     /// The number of force channels (cells). The calibration itself is not
-    /// kept: the decoder holds it unpacked, and a second copy cost 3.3 KB of
-    /// every pipeline value (RAM and stack on a microcontroller).
+    /// kept: the decoder holds it unpacked, and a second copy would grow
+    /// every pipeline value by kilobytes (RAM and stack on a microcontroller).
     public var cellCount: Int { _decode.channels }
     /// Where the cells are, if the panel knows (see ``CentreOfPressure``).
     public let positions: CellPositions?

@@ -302,9 +302,9 @@ internal struct _PanelDecoder: Sendable {
     @usableFromInline internal var quadRailTop = SIMD4<Int32>()
     @usableFromInline internal var quadZero = SIMD4<Int32>()
     @usableFromInline internal var quadScale = SIMD4<Float>()
-    /// Scan k's offset in a block, `k * scanSize`, made once here: the
-    /// one-channel read's loads took some 25 instructions a block to
-    /// rebuild the multiples of the stride.
+    /// Scan k's offset in a block, `k * scanSize`, made once here, so that
+    /// the one-channel read does not rebuild the multiples of the stride
+    /// every block.
     @usableFromInline internal var scanOffsets = InlineArray<16, Int>(repeating: 0)
     #endif
 
@@ -573,7 +573,7 @@ extension _PanelDecoder {
         }
         // Each run of sampled scans is contiguous (the zero block's last
         // scans): before the close, `beforeFrom..<beforeTo`; after it, up to the block's end.
-        // Only read with positions (or four side-by-side channels): ~13 instructions a block otherwise.
+        // Only read with positions (or four side-by-side channels), so other panels pay nothing for it.
         var beforeFrom = 0, beforeTo = 0, afterFrom = 0
         if positions || quad {
             beforeFrom = sampledBefore.trailingZeroBitCount
@@ -620,7 +620,7 @@ extension _PanelDecoder {
                 let offsets = now &- SIMD16(repeating: decoders[i].zero32)
                 let scale = decoders[i].scale
                 // Each way's own newtons, written whole before they are read:
-                // LLVM drops their zeroing (one array for both ways was zeroed before the branch).
+                // LLVM drops their zeroing (one array shared by both ways would be zeroed before the branch).
                 var newtons = _zeroed(InlineArray<16, Float>.self)
                 for k in 0..<Classifier.blockScans { newtons[k] = Float(offsets[k]) * scale }
                 column = withUnsafeBytes(of: newtons) { $0.loadUnaligned(as: SIMD16<Float>.self) }

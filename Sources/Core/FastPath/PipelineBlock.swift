@@ -8,11 +8,10 @@ extension ForcePipeline {
     @inlinable @inline(__always)
     internal mutating func _takeBlock(_ scans: UnsafeRawPointer, into events: inout EventRing) -> Bool {
         // Four side-by-side channels read four scans at a time, in a copy of
-        // their own: the other formats' copy stays as it was (in one body,
-        // kiosk's block cost 2.4 instructions a scan more, its registers spilled).
-        // Chosen here, in the caller: where the other formats' copy held the
-        // test, the plate's blocks paid its prologue (stack guard, six
-        // saved registers, 23 instructions) to jump to theirs.
+        // their own, so that neither body spills the other's registers.
+        // Chosen here, in the caller, so that the plate's blocks do not pay
+        // the other formats' prologue (stack guard, saved registers) to
+        // reach their own.
         if _decode.quadOffset >= 0 { return _processQuadBlock(scans, into: &events) }
         return _processOtherBlock(scans, into: &events)
     }

@@ -35,8 +35,8 @@ extension Classifier {
             var lanes = (b, c, filtered, SIMD16<Float>())
             let changes = withUnsafeMutableBytes(of: &lanes) { raw in
                 // Each scan's conditions, as `step` computes them, one bit each
-                // (see `_stepRun`), four scans at a time (in 16 lanes, LLVM
-                // spilled most of the temporaries: some 240 instructions a block).
+                // (see `_stepRun`), four scans at a time, so that LLVM keeps
+                // the temporaries in registers (in 16 lanes it spills them).
                 let base = SIMD4<Float>(repeating: _baseline)
                 let peek = SIMD4<Float>(repeating: p.peek), pop = SIMD4<Float>(repeating: p.pop)
                 let release = SIMD4<Float>(repeating: _releaseLevel)  // as `step` (constant within a baseline block)

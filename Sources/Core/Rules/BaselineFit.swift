@@ -35,11 +35,10 @@ extension Classifier {
     /// `_sum16` of `_laneAbs(v - (mean + trend * blockRamp))` times
     /// ``inverseBlockScans``: the same operations on each lane and each sum in
     /// `_sum16`'s pairwise order, so the same bits, in loops over the block's
-    /// floats on the stack. Written on `SIMD16` there (no vector unit, and no
-    /// FPU on riscv32), every lane's add, multiply and compare was a
-    /// soft-float call of its own, unrolled: the tracker was 2.5 kB of the
-    /// riscv32 image. CoreTests checks this against the vector form, bit
-    /// for bit.
+    /// floats on the stack: with no vector unit (and no FPU on riscv32) a
+    /// `SIMD16` form unrolls into a soft-float call per lane and operation,
+    /// where a loop keeps the tracker small. BlockFitTests checks this
+    /// against the vector form, bit for bit.
     @usableFromInline @inline(never)
     internal static func _meanAndSpread(_ v: SIMD16<Float>, settled bits: UInt32) -> (mean: Float, spread: Float)? {
         withUnsafeTemporaryAllocation(of: SIMD16<Float>.self, capacity: 2) { lanes in

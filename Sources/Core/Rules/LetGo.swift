@@ -4,8 +4,7 @@
 extension Classifier {
     /// A release the debounce allows: emitted if the readings show it
     /// (``_releaseEvident(_:sample:)``). Out of line: releases are rare, and
-    /// the press scans' `_decide` stays as small as it was (with the emit
-    /// inline there, kiosk classify costs 3 % more a scan).
+    /// the press scans' `_decide` stays small without the emit inline.
     @usableFromInline @inline(never)
     internal mutating func _releaseIfEvident(y: Float, sample: Int64, timestampNs: Int64, into events: inout EventRing) {
         guard _releaseEvident(y, sample: sample) else { return }
