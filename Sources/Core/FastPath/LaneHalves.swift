@@ -1,4 +1,4 @@
-// The largest and smallest lane of a block's 16. On hosts the halves come
+// The largest and smallest lane of a block's 16 (floats; bytes on hosts only). On hosts the halves come
 // by bit casts, on the microcontrollers as the standard library gives them:
 // the same lanes compared in the same order, so the same result.
 #if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
@@ -23,6 +23,26 @@ internal func _minLane(_ v: SIMD16<Float>) -> Float {
     let h4 = _laneMin(q8.0, q8.1)
     let h2 = _laneMin(h4.lowHalf, h4.highHalf)
     return Float._min(h2[0], h2[1])
+}
+/// The highest and the lowest of 16 byte lanes, by halving (the first two
+/// halves by bit casts: `lowHalf` and `highHalf` were calls on the plate's block path).
+@inlinable @inline(__always)
+internal func _maxByte(_ v: SIMD16<UInt8>) -> UInt8 {
+    let halves = unsafeBitCast(v, to: (SIMD8<UInt8>, SIMD8<UInt8>).self)
+    let h8 = pointwiseMax(halves.0, halves.1)
+    let quarters = unsafeBitCast(h8, to: (SIMD4<UInt8>, SIMD4<UInt8>).self)
+    let h4 = pointwiseMax(quarters.0, quarters.1)
+    let h2 = pointwiseMax(h4.lowHalf, h4.highHalf)
+    return Swift.max(h2[0], h2[1])
+}
+@inlinable @inline(__always)
+internal func _minByte(_ v: SIMD16<UInt8>) -> UInt8 {
+    let halves = unsafeBitCast(v, to: (SIMD8<UInt8>, SIMD8<UInt8>).self)
+    let h8 = pointwiseMin(halves.0, halves.1)
+    let quarters = unsafeBitCast(h8, to: (SIMD4<UInt8>, SIMD4<UInt8>).self)
+    let h4 = pointwiseMin(quarters.0, quarters.1)
+    let h2 = pointwiseMin(h4.lowHalf, h4.highHalf)
+    return Swift.min(h2[0], h2[1])
 }
 #else
 /// `_maxLane` and `_minLane` on the microcontrollers: the halves as the
