@@ -50,6 +50,8 @@ public struct Classifier: Sendable {
     /// The smoothed reading's change per scan, itself smoothed: slow drift
     /// versus the rise of a press.
     @usableFromInline internal var _slope: Float = 0
+    /// The unloaded panel's fall, carried through a press (``BaselineTrend``).
+    @usableFromInline internal var _trend = BaselineTrend()
     @usableFromInline internal var _warmup: Int32
     /// Debounce runs, locks and the levels' crossings (``LevelDebounce``).
     @usableFromInline internal var _debounce = LevelDebounce()

@@ -55,6 +55,11 @@ extension Classifier {
     /// residual) above the baseline: 11 keeps a panel's own noise, whose
     /// peaks reach about 4 widths, far from a touch.
     public static let touchNoiseWidths: Float = 11
+    /// The fewest blocks in a window over which the baseline tracker measures
+    /// the unloaded panel's fall (``BaselineTrend``; a window is `settle_ms`
+    /// otherwise): its fall stands on enough settled readings to rise above
+    /// the noise at a low scan rate, where `settle_ms` is a block or two.
+    public static let trendWindowBlocks: Int32 = 4
     /// The touch level never drops below this fraction of the touch band
     /// (5 %), so a noise-free (quantised, flat) panel still has a touch level.
     public static let touchFloorFraction: Float = 0.05

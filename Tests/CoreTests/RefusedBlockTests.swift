@@ -21,7 +21,9 @@ struct RefusedBlockTests {
                           Int64(c._debounce.pressLock), Int64(c._debounce.releaseLock), c._peekSample, b(c._hold.done), f(c._hold.reference),
                           c._hold.referenceSample, f(c._settled), c._undershootSample, c._rise.restSample, f(c._crest),
                           f(c._rise.restForce), f(c._rise.mid), b(c._rise.concave), Int64(c._flatRun), Int64(c._quietScans),
-                          Int64(c._lowScans), f(c._lastForce), Int64(c._blockFill), Int64(c._blockBusy), Int64(c._blockPeeks)]
+                          Int64(c._lowScans), f(c._lastForce), Int64(c._blockFill), Int64(c._blockBusy), Int64(c._blockPeeks),
+                          f(c._trend.rate), f(c._trend.anchor), Int64(c._trend.due), f(c._trend.fall), f(c._trend.fallBefore), f(c._trend.level),
+                          f(c._trend.high), f(c._trend.left)]
         for x in [c._debounce.peekCrossing, c._debounce.popCrossing, c._debounce.releaseCrossing] {
             s += [b(x.active), x.sample, x.timestampNs]
         }

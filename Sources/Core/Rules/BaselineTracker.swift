@@ -64,7 +64,11 @@ extension Classifier {
     @usableFromInline @inline(never)
     internal mutating func _touchedBlock() {
         _seeded = false
-        if _state == .idle && !_suspended { _releaseLevel = _parameters.release }
+        if _state == .idle && !_suspended {
+            _releaseLevel = _parameters.release
+            // The approach: the unloaded panel's fall goes on under it.
+            _baseline = _trend.carry(scans: Int32(Classifier.blockScans), baseline: _baseline)
+        }
     }
 
     /// The readings of a block that tell the unloaded panel (bit k: scan k),
@@ -159,6 +163,10 @@ extension Classifier {
         guard !_suspended, let fit = Classifier._blockFit(v, settled: bits) else {
             // After a press, smoothing starts afresh from the first idle block.
             _seeded = false
+            // Pressed: the unloaded panel's fall goes on under the press
+            // (`BaselineTrend`). Not in the unsettled blocks after a release:
+            // the tracker measures the panel again from them on.
+            if _state != .idle && !_suspended { _baseline = _trend.carry(scans: n, baseline: _baseline) }
             return
         }
         let mean = fit.mean, spread = fit.spread
@@ -170,6 +178,10 @@ extension Classifier {
             _seeded = true
             _smoothed = mean
             _slope = 0
+            // Idle (after a press or a touch, or at the start): the trend is
+            // measured afresh from here; a seeding inside a press keeps the
+            // trend measured before it.
+            if _state == .idle { _trend.restart(level: mean, settleScans: _parameters.settleScans) }
         }
         let previous = _smoothed
         _smoothed += _parameters.blockSmoothing * (mean - _smoothed)
@@ -177,6 +189,7 @@ extension Classifier {
         // Frozen while pressed.
         guard _state == .idle else {
             _seeded = false
+            _baseline = _trend.carry(scans: n, baseline: _baseline)
             return
         }
         let d = _smoothed - _baseline
@@ -214,6 +227,9 @@ extension Classifier {
             // An undershoot so far: keep the zero.
         } else if d < 0 {
             _baseline += _parameters.blockFall * d
+            // Below the baseline, so within the noise: the trend the press
+            // carries is learnt from it (`BaselineTrend`).
+            _trend.learn(level: _smoothed, noise: _noise, scans: n, settleScans: _parameters.settleScans)
         } else if d < touch || (!fresh && d < _parameters.touchBand && _slope < _parameters.driftPerScan) {
             // Quiet (within the panel's noise of the zero: no touch, whatever
             // its rate, so also in the first block after a press), or rising
@@ -234,9 +250,116 @@ extension Classifier {
             // its standard errors for four, 3 for sixteen), so a quiet panel's
             // noise never moves the level, while a ramp's lag does.
             unloaded = Float._max(0, _smoothed - _baseline - _noise)
+            // Within the panel's noise: the trend is learnt from it, as below the baseline.
+            if d < touch { _trend.learn(level: _smoothed, noise: _noise, scans: n, settleScans: _parameters.settleScans) }
         }
         // Never above the peek level (validated: release <= peek), which the
         // comparisons in `step` and the block path rely on.
         _releaseLevel = Float._min(_parameters.release + unloaded, _parameters.peek)
+    }
+}
+
+/// The unloaded panel's fall, carried through a press. The baseline is frozen
+/// while pressed (a press must not become the zero), but a panel whose
+/// unloaded reading was falling when the press began (a relaxation after the
+/// last press, a thermal ramp) keeps falling under the finger, and a frozen
+/// baseline then reads the press's force short by that fall: a slow climb
+/// crosses the peek and pop levels late. So, while pressed or touched, the
+/// unloaded level the tracker last measured moves on at the fall rate it
+/// measured before the approach, once per block, at most by the fall the
+/// panel had shown since the tracker was seeded (a fall is never
+/// extrapolated further than it was seen to go), and the baseline follows
+/// it down where it passes below (never up: a baseline below a decaying tail
+/// stays where it is; and never down by more than the carried fall).
+///
+/// The rate is measured over windows of `settleScans` (at least four blocks)
+/// of quiet blocks, from the first after the tracker is seeded: the
+/// smoothed level's fall across each, counted beyond the panel's noise. It
+/// is the lesser fall of the two windows before the latest, so a fall the
+/// panel kept up (the end of a step, such as a touch's tail, is no trend:
+/// the smoothed slope `_slope` remembers a step for several of its time
+/// constants), and measured at least a window before the approach (a
+/// press's approach starts below the touch band and lifts the level of the
+/// blocks it falls in, as the settle rule leaves out the `settleScans`
+/// readings before a peek). A rise is not carried: the baseline rises slowly
+/// by design, so that a slow touch never becomes the zero.
+@usableFromInline
+internal struct BaselineTrend: Equatable, BitwiseCopyable, Sendable {
+    /// The fall per scan carried through a press (zero or negative).
+    @usableFromInline var rate: Float = 0
+    /// The level at the latest window's start, the scans left to its end
+    /// (zero or less: it ends at the next quiet block), and the fall per
+    /// scan of the last two windows (the latest first).
+    @usableFromInline var anchor: Float = 0
+    @usableFromInline var due: Int32 = 0
+    @usableFromInline var fall: Float = 0
+    @usableFromInline var fallBefore: Float = 0
+    /// The unloaded level last measured, carried on while pressed; the
+    /// highest at a window's start since the tracker was seeded idle; and the
+    /// fall still to carry (the fall from that high seen when the rate was
+    /// set, less what presses have carried since).
+    @usableFromInline var level: Float = 0
+    @usableFromInline var high: Float = 0
+    @usableFromInline var left: Float = 0
+
+    @inlinable init() {}
+
+    /// The tracker seeded idle at `level`: nothing is measured yet; the
+    /// first window ends `settleScans` on.
+    @_alwaysEmitIntoClient @inline(__always)
+    mutating func restart(level: Float, settleScans: Int32) {
+        self = BaselineTrend()
+        self.level = level
+        anchor = level
+        high = level
+        due = BaselineTrend.window(settleScans)
+    }
+
+    /// A window's scans: `settleScans`, and at least
+    /// ``Classifier/trendWindowBlocks`` blocks.
+    @_alwaysEmitIntoClient @inline(__always)
+    static func window(_ settleScans: Int32) -> Int32 {
+        _max(settleScans, Classifier.trendWindowBlocks &* Int32(Classifier.blockScans))
+    }
+
+    /// A quiet block of `scans` that measured the unloaded panel at the
+    /// smoothed `level`, on a panel whose noise is `noise`: a window of
+    /// `settleScans` closes once `due` has counted down (per quiet block only
+    /// a store and a count, on the fast path's common block).
+    @_alwaysEmitIntoClient @inline(__always)
+    mutating func learn(level: Float, noise: Float, scans: Int32, settleScans: Int32) {
+        self.level = level
+        due &-= scans
+        if due <= 0 { close(noise: noise, settleScans: settleScans) }
+    }
+
+    /// A window closes at `level`: its fall per scan, beyond `noise`, is
+    /// kept, and the rate becomes the lesser fall of the two windows before
+    /// (`due` is zero or less: the window's scans are `window(settleScans) - due`).
+    @_alwaysEmitIntoClient @inline(__always)
+    mutating func close(noise: Float, settleScans: Int32) {
+        let drop = anchor - level, scans = BaselineTrend.window(settleScans) &- due
+        high = Float._max(high, anchor)
+        anchor = level
+        due = BaselineTrend.window(settleScans)
+        rate = -Float._min(fall, fallBefore)
+        left = Float._max(0, high - level)
+        fallBefore = fall
+        fall = drop > noise ? drop / Float(scans) : 0
+    }
+
+    /// The baseline after a block of `scans` pressed or touched, from
+    /// `baseline`: the unloaded level moved on by the rate's fall, up to the
+    /// fall left to carry, and the baseline lowered to it where it passes
+    /// below. A level measured below the baseline (which follows a fall
+    /// within `fall_ms`) is carried from the baseline: the carry moves the
+    /// baseline by the fall under the press, never by a gap the tracker had
+    /// not closed (nor to a level measured before a touch or a burst).
+    @_alwaysEmitIntoClient @inline(__always)
+    mutating func carry(scans: Int32, baseline: Float) -> Float {
+        let step = Float._max(rate * Float(scans), -left)
+        left += step
+        level = Float._max(level, baseline) + step
+        return Float._min(baseline, level)
     }
 }
