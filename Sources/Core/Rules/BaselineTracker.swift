@@ -220,6 +220,10 @@ extension Classifier {
         // valleys (only settled readings reach here), and is at most the
         // touch band: a touch, or a block below the baseline, measures nothing.
         var unloaded: Float = 0
+        // Whether the block measured the unloaded panel within its noise (or
+        // below the baseline): the trend a press carries is learnt from such
+        // blocks (`BaselineTrend`).
+        var quiet = false
         if _warmup > 0 {
             _warmup &-= n
             if Float._abs(d) < _parameters.touchBand { _baseline += _parameters.blockFall * d }
@@ -227,9 +231,7 @@ extension Classifier {
             // An undershoot so far: keep the zero.
         } else if d < 0 {
             _baseline += _parameters.blockFall * d
-            // Below the baseline, so within the noise: the trend the press
-            // carries is learnt from it (`BaselineTrend`).
-            _trend.learn(level: _smoothed, noise: _noise, scans: n, settleScans: _parameters.settleScans)
+            quiet = true
         } else if d < touch || (!fresh && d < _parameters.touchBand && _slope < _parameters.driftPerScan) {
             // Quiet (within the panel's noise of the zero: no touch, whatever
             // its rate, so also in the first block after a press), or rising
@@ -250,12 +252,12 @@ extension Classifier {
             // its standard errors for four, 3 for sixteen), so a quiet panel's
             // noise never moves the level, while a ramp's lag does.
             unloaded = Float._max(0, _smoothed - _baseline - _noise)
-            // Within the panel's noise: the trend is learnt from it, as below the baseline.
-            if d < touch { _trend.learn(level: _smoothed, noise: _noise, scans: n, settleScans: _parameters.settleScans) }
+            quiet = d < touch
         }
         // Never above the peek level (validated: release <= peek), which the
         // comparisons in `step` and the block path rely on.
         _releaseLevel = Float._min(_parameters.release + unloaded, _parameters.peek)
+        if quiet { _trend.learn(level: _smoothed, noise: _noise, scans: n, settleScans: _parameters.settleScans) }
     }
 }
 
@@ -355,7 +357,9 @@ internal struct BaselineTrend: Equatable, BitwiseCopyable, Sendable {
     /// within `fall_ms`) is carried from the baseline: the carry moves the
     /// baseline by the fall under the press, never by a gap the tracker had
     /// not closed (nor to a level measured before a touch or a burst).
-    @_alwaysEmitIntoClient @inline(__always)
+    /// Out of line: once a block while pressed, and one copy in a
+    /// microcontroller's image.
+    @usableFromInline @inline(never)
     mutating func carry(scans: Int32, baseline: Float) -> Float {
         let step = Float._max(rate * Float(scans), -left)
         left += step
