@@ -1,0 +1,55 @@
+// Where the guards' per-block constants are kept, and how the parameters'
+// per-block factors are built: stored and inline where the platform has the
+// block path (it loads them every block), computed on use and out of line on
+// the microcontrollers, where stored fields and inlined soft-float code would
+// cost the image more than they save.
+#if hasFeature(Embedded) && (arch(arm) || arch(riscv32))
+/// Nothing stored: the constants are computed where they are read.
+@usableFromInline
+internal struct _BlockConstants: Equatable, BitwiseCopyable, Sendable {
+    @inline(__always)
+    internal init(peek: Float, touchBand: Float, spikeRejection: Bool, baselineEnabled: Bool) {}
+}
+
+extension ClassifierParameters {
+    @_alwaysEmitIntoClient public var underTouchBand: Float { _guardsNow.underTouchBand }
+    @_alwaysEmitIntoClient public var spikeSize: Float { _guardsNow.spikeSize }
+    @_alwaysEmitIntoClient public var touchFloor: Float { _guardsNow.touchFloor }
+    @_alwaysEmitIntoClient public var filteredAndTracked: Bool { _guardsNow.filteredAndTracked }
+    @inlinable @inline(__always)
+    internal var _guardsNow: (underTouchBand: Float, spikeSize: Float, touchFloor: Float, filteredAndTracked: Bool) {
+        ClassifierParameters._guards(peek: peek, touchBand: touchBand,
+                                     spikeRejection: spikeRejection, baselineEnabled: baselineEnabled)
+    }
+
+    /// One copy for the five uses: each inlined copy of the squarings would
+    /// be its own soft-float calls, for a function run once.
+    @inline(never)
+    internal static func _perBlock(_ a: Float) -> Float { _compoundedOverBlock(a) }
+}
+#else
+/// The constants, stored: the block path and the baseline tracker load them.
+@usableFromInline
+internal struct _BlockConstants: Equatable, BitwiseCopyable, Sendable {
+    @usableFromInline internal let underTouchBand: Float
+    @usableFromInline internal let spikeSize: Float
+    @usableFromInline internal let touchFloor: Float
+    @usableFromInline internal let filteredAndTracked: Bool
+
+    internal init(peek: Float, touchBand: Float, spikeRejection: Bool, baselineEnabled: Bool) {
+        (underTouchBand, spikeSize, touchFloor, filteredAndTracked) = ClassifierParameters._guards(
+            peek: peek, touchBand: touchBand, spikeRejection: spikeRejection, baselineEnabled: baselineEnabled)
+    }
+}
+
+extension ClassifierParameters {
+    @inlinable public var underTouchBand: Float { _block.underTouchBand }
+    @inlinable public var spikeSize: Float { _block.spikeSize }
+    @inlinable public var touchFloor: Float { _block.touchFloor }
+    @inlinable public var filteredAndTracked: Bool { _block.filteredAndTracked }
+
+    /// Inline: the gesture layer builds parameters often.
+    @inline(__always)
+    internal static func _perBlock(_ a: Float) -> Float { _compoundedOverBlock(a) }
+}
+#endif
