@@ -1,5 +1,5 @@
-// Where the guards' per-block constants are kept, and how the parameters'
-// per-block factors are built: stored and inline where the platform has the
+// Where the guards' per-block constants are kept (and the block's time ramp
+// as lanes, hosts only), and how the parameters' per-block factors are built: stored and inline where the platform has the
 // block path (it loads them every block), computed on use and out of line on
 // the microcontrollers, where stored fields and inlined soft-float code would
 // cost the image more than they save.
@@ -39,6 +39,14 @@ internal struct _BlockConstants: Equatable, BitwiseCopyable, Sendable {
     internal init(peek: Float, touchBand: Float, spikeRejection: Bool, baselineEnabled: Bool) {
         (underTouchBand, spikeSize, touchFloor, filteredAndTracked) = ClassifierParameters._guards(
             peek: peek, touchBand: touchBand, spikeRejection: spikeRejection, baselineEnabled: baselineEnabled)
+    }
+}
+
+extension Classifier {
+    /// The in-block time ramp as lanes (``_blockRampLanes``, scans from the
+    /// block's centre), by a bit cast of its constant tuple.
+    public static var blockRamp: SIMD16<Float> {
+        @inlinable @inline(__always) get { unsafeBitCast(_blockRampLanes, to: SIMD16<Float>.self) }
     }
 }
 
