@@ -1,8 +1,9 @@
-// Where the guards' per-block constants are kept (and the block's time ramp
-// as lanes, hosts only), and how the parameters' per-block factors are built: stored and inline where the platform has the
+// Where the guards' per-block constants are kept, and how the parameters'
+// per-block factors are built: stored and inline where the platform has the
 // block path (it loads them every block), computed on use and out of line on
 // the microcontrollers, where stored fields and inlined soft-float code would
-// cost the image more than they save.
+// cost the image more than they save. Also the block's time ramp as lanes,
+// which only the block path reads.
 #if hasFeature(Embedded) && (arch(arm) || arch(riscv32))
 /// Nothing stored: the constants are computed where they are read.
 @usableFromInline
@@ -12,6 +13,8 @@ internal struct _BlockConstants: Equatable, BitwiseCopyable, Sendable {
 }
 
 extension ClassifierParameters {
+    /// As on hosts (the touch band negated, the spike size, the touch
+    /// level's floor, whether filter and tracker both run), computed.
     @_alwaysEmitIntoClient public var underTouchBand: Float { _guardsNow.underTouchBand }
     @_alwaysEmitIntoClient public var spikeSize: Float { _guardsNow.spikeSize }
     @_alwaysEmitIntoClient public var touchFloor: Float { _guardsNow.touchFloor }
@@ -51,9 +54,13 @@ extension Classifier {
 }
 
 extension ClassifierParameters {
+    /// The touch band negated: a reading below it is an undershoot.
     @inlinable public var underTouchBand: Float { _block.underTouchBand }
+    /// The spike size: ``peek`` times ``Classifier/spikeFraction``.
     @inlinable public var spikeSize: Float { _block.spikeSize }
+    /// The touch level's floor: ``touchBand`` times ``Classifier/touchFloorFraction``.
     @inlinable public var touchFloor: Float { _block.touchFloor }
+    /// Whether both the spike filter and the baseline tracker run.
     @inlinable public var filteredAndTracked: Bool { _block.filteredAndTracked }
 
     /// Inline: the gesture layer builds parameters often.
