@@ -82,6 +82,11 @@ echo "armv7em stack once per 16 scans, below step: _closeBlock ${close:-?} B + _
 fwframe() { grep -F "$1" "$work/fw-ir.su" | grep -v '\.cold\.' | awk -F'\t' '{ print $2 }' | sort -n | tail -1 || true; }
 configure=$(fwframe FirmwareAAV9configure)
 echo "armv7em firmware stack: main $(grep -P "^fw.ll:main\t" "$work/fw-ir.su" | cut -f2) B, configure() ${configure:-?} B, run(_:) $(fwframe FirmwareAAV3run) B"
+# The deepest chain at start: the example's main (holding the pipeline),
+# configure() (the validated inputs), assemble (the pipeline's construction)
+# and the decoder's initialiser it calls.
+holder=$(fwframe FirmwareAAV4main); assemble=$(fwframe FirmwareAAV8assemble); decoder=$(fwframe 13_PanelDecoderV6layout)
+echo "armv7em firmware stack at start: main ${holder:-?} + configure() ${configure:-?} + assemble ${assemble:-?} + _PanelDecoder.init ${decoder:-?} = $(( ${holder:-0} + ${configure:-0} + ${assemble:-0} + ${decoder:-0} )) B"
 echo "largest frames:"; sort -t$'\t' -k2 -n "$work/core-ir.su" | tail -3 | awk -F'\t' '{ sub(/^core.ll:/, "", $1); printf "  %6d B  %s\n", $2, $1 }'
 
 reference=Benchmarks/embedded-size-reference.json

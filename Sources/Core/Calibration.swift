@@ -165,7 +165,8 @@ public struct PanelCalibration: Equatable, Sendable {
     /// curves, or eight of 8 points, fit.
     public static let maximumCurvePoints = 64
 
-    @usableFromInline internal var _slots: InlineArray<8, Int>
+    /// Each force channel's layout slot (below ``ScanLayout/maximumChannels``).
+    @usableFromInline internal var _slots: InlineArray<8, Int8>
     /// A line channel's zero and scale (a curve channel's are unused).
     @usableFromInline internal var _zero: InlineArray<8, Int64>
     @usableFromInline internal var _scale: InlineArray<8, Float>
@@ -198,7 +199,7 @@ public struct PanelCalibration: Equatable, Sendable {
             guard n < PanelCalibration.maximumForceChannels else { throw .tooManyForceChannels(n + 1) }
             guard channel.slot >= 0 && channel.slot < layout.count else { throw .slotOutOfRange(channel.slot) }
             try channel.calibration.validate()
-            _slots[n] = channel.slot
+            _slots[n] = Int8(channel.slot)
             switch channel.calibration {
             case .linear(let zero, let scale):
                 _zero[n] = zero
@@ -238,7 +239,7 @@ public struct PanelCalibration: Equatable, Sendable {
     }
 
     /// The layout slot of force channel `i`.
-    @inlinable public func slot(_ i: Int) -> Int { _slots[i] }
+    @inlinable public func slot(_ i: Int) -> Int { Int(_slots[i]) }
     /// The calibration of force channel `i` (a curve is rebuilt from the pool).
     public func calibration(_ i: Int) -> ChannelCalibration {
         precondition(i >= 0 && i < count, "force channel index out of range")

@@ -40,25 +40,10 @@ internal struct _ChannelDecoder: BitwiseCopyable, Sendable {
     /// The channel's curve points in the pipeline's flattened tables, or -1 for a line.
     @usableFromInline internal var curveFirst: Int32
     @usableFromInline internal var curveLast: Int32
-    // The block path only: not built where it is off (Classifier.blockPathEnabled).
-    #if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
-    /// Whether the block path reads this channel in 32-bit lanes: every raw
-    /// value of the format is an `Int32` (a load of at most 32 bits, signed
-    /// or of at most 31 bits) and the channel is a line in 32 bits
-    /// (``line32``), so its column, comparison, rails and newtons are the
-    /// scan step's exactly, on 16 lanes at once.
-    @usableFromInline internal var lanes32 = false
-    @usableFromInline internal var fits32 = false
-    /// ``low`` and ``high`` as `Int32`, where ``fits32``.
-    @usableFromInline internal var low32: Int32 = 0
-    @usableFromInline internal var high32: Int32 = 0
-    /// The rails as one signed comparison a lane: `raw` is off both rails
-    /// (`low < raw < high`) exactly where `raw &- railBase < railSpan`, that
-    /// is where `raw - low - 1 < high - low - 1` unsigned, both sides moved
-    /// by 2^31 so the comparison is signed (SSE2 has no unsigned one).
-    @usableFromInline internal var railBase: Int32 = 0
-    @usableFromInline internal var railSpan: Int32 = 0
-    #endif
+    /// The block path's view of the channel in 32-bit lanes (its rails
+    /// as one comparison a lane): stored where the platform has the block
+    /// path, empty where it has not (FastPath/DecodeLaneRails.swift).
+    @usableFromInline internal var _lanes: _LaneRails
 
     internal init(format: ChannelFormat, offset: Int) {
         self.format = format
@@ -89,13 +74,7 @@ internal struct _ChannelDecoder: BitwiseCopyable, Sendable {
         scale = 0
         curveFirst = -1
         curveLast = -1
-        #if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
-        fits32 = load != .wide && (signed || real < 32)
-        low32 = fits32 ? Int32(truncatingIfNeeded: low) : 0
-        high32 = fits32 ? Int32(truncatingIfNeeded: high) : 0
-        railBase = (low32 &+ 1) ^ Int32.min
-        railSpan = (high32 &- low32 &- 1) ^ Int32.min
-        #endif
+        _lanes = _LaneRails(fits32: load != .wide && (signed || real < 32), low: low, high: high)
     }
 
     /// Sets the line `(raw - zero) * scale`.
@@ -106,9 +85,7 @@ internal struct _ChannelDecoder: BitwiseCopyable, Sendable {
         let (above, o2) = high.subtractingReportingOverflow(zero)
         line32 = !o1 && !o2 && below >= Int64(Int32.min) && above <= Int64(Int32.max)
         zero32 = line32 ? Int32(truncatingIfNeeded: zero) : 0
-        #if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
-        lanes32 = fits32 && line32
-        #endif
+        _lanes.setLine(line32: line32)
     }
 
     /// The raw value of this channel in `scan`: exactly ``ChannelFormat/decode(_:)``.
@@ -127,96 +104,6 @@ internal struct _ChannelDecoder: BitwiseCopyable, Sendable {
         case .wide: return _ChannelDecoder._field(p, storageBits: 64, bigEndian: format.bigEndian, signed: signed, left: left, right: right)
         }
     }
-
-    // The block path only: not built where it is off (Classifier.blockPathEnabled).
-    #if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
-    /// The raw values of this channel in `scans` consecutive scans `stride`
-    /// bytes apart, into `raws`: the format's switch taken once per column,
-    /// not once per scan (the block path's decode).
-    @inlinable @inline(__always)
-    internal func column(_ base: UnsafeRawPointer, stride: Int, into raws: inout InlineArray<16, Int64>) {
-        let p = base + offset
-        switch load {
-        case .s16le:
-            for k in 0..<16 { raws[k] = Int64(Int16(littleEndian: (p + k &* stride).loadUnaligned(as: Int16.self))) }
-        case .s32le:
-            for k in 0..<16 { raws[k] = Int64(Int32(littleEndian: (p + k &* stride).loadUnaligned(as: Int32.self))) }
-        case .s24be8:
-            for k in 0..<16 { raws[k] = Int64(Int32(bigEndian: (p + k &* stride).loadUnaligned(as: Int32.self)) &>> 8) }
-        case .narrow8:
-            for k in 0..<16 { raws[k] = narrow(UInt32((p + k &* stride).load(as: UInt8.self))) }
-        case .narrow16le:
-            for k in 0..<16 { raws[k] = narrow(UInt32(UInt16(littleEndian: (p + k &* stride).loadUnaligned(as: UInt16.self)))) }
-        case .narrow16be:
-            for k in 0..<16 { raws[k] = narrow(UInt32(UInt16(bigEndian: (p + k &* stride).loadUnaligned(as: UInt16.self)))) }
-        case .narrow32le:
-            if signed {
-                for k in 0..<16 {
-                    let up = UInt32(littleEndian: (p + k &* stride).loadUnaligned(as: UInt32.self)) &<< left
-                    raws[k] = Int64(Int32(bitPattern: up) &>> Int32(bitPattern: right))
-                }
-            } else {
-                for k in 0..<16 {
-                    let up = UInt32(littleEndian: (p + k &* stride).loadUnaligned(as: UInt32.self)) &<< left
-                    raws[k] = Int64(up &>> right)
-                }
-            }
-        case .narrow32be:
-            for k in 0..<16 { raws[k] = narrow(UInt32(bigEndian: (p + k &* stride).loadUnaligned(as: UInt32.self))) }
-        case .wide:
-            for k in 0..<16 { raws[k] = format.decode(p + k &* stride) }
-        }
-    }
-
-    /// ``column(_:stride:into:)`` in 32 bits, for a channel that ``fits32``:
-    /// scan k's raw value, at `offsets[k]` (``_PanelDecoder/scanOffsets``, read
-    /// in place: passed as an array it was copied and the read not inlined), into `raws[k]`.
-    @inlinable @inline(__always)
-    internal func column32(_ base: UnsafeRawPointer, offsets: UnsafePointer<Int>, into raws: UnsafeMutablePointer<Int32>) {
-        let p = base + offset
-        switch load {
-        case .s16le:
-            for k in 0..<16 { raws[k] = Int32(Int16(littleEndian: (p + offsets[k]).loadUnaligned(as: Int16.self))) }
-        case .s32le:
-            for k in 0..<16 { raws[k] = Int32(littleEndian: (p + offsets[k]).loadUnaligned(as: Int32.self)) }
-        case .s24be8:
-            for k in 0..<16 { raws[k] = Int32(bigEndian: (p + offsets[k]).loadUnaligned(as: Int32.self)) &>> 8 }
-        // The stored words first, then their two shifts on 16 lanes at once.
-        case .narrow8:
-            for k in 0..<16 { raws[k] = Int32(bitPattern: UInt32((p + offsets[k]).load(as: UInt8.self))) }
-            narrow32(lanes: raws)
-        case .narrow16le:
-            for k in 0..<16 { raws[k] = Int32(bitPattern: UInt32(UInt16(littleEndian: (p + offsets[k]).loadUnaligned(as: UInt16.self)))) }
-            narrow32(lanes: raws)
-        case .narrow16be:
-            for k in 0..<16 { raws[k] = Int32(bitPattern: UInt32(UInt16(bigEndian: (p + offsets[k]).loadUnaligned(as: UInt16.self)))) }
-            narrow32(lanes: raws)
-        case .narrow32le:
-            for k in 0..<16 { raws[k] = Int32(bitPattern: UInt32(littleEndian: (p + offsets[k]).loadUnaligned(as: UInt32.self))) }
-            narrow32(lanes: raws)
-        case .narrow32be:
-            for k in 0..<16 { raws[k] = Int32(bitPattern: UInt32(bigEndian: (p + offsets[k]).loadUnaligned(as: UInt32.self))) }
-            narrow32(lanes: raws)
-        case .wide:
-            for k in 0..<16 { raws[k] = Int32(truncatingIfNeeded: format.decode(p + offsets[k])) }
-        }
-    }
-
-    /// ``narrow(_:)`` as `Int32`s, for a channel that ``fits32`` (an
-    /// unsigned field then has at most 31 bits, so its bits are the value's),
-    /// of the 16 stored words at `raws` (their bits) in place: the two shifts
-    /// on 16 lanes at once, each lane's the scalar's (the same masked shift
-    /// counts), where they were two shifts and a select a scan.
-    @inlinable @inline(__always)
-    internal func narrow32(lanes raws: UnsafeMutablePointer<Int32>) {
-        let r = UnsafeMutableRawPointer(raws)
-        let up = r.loadUnaligned(as: SIMD16<UInt32>.self) &<< SIMD16(repeating: left)
-        // Bit casts: `SIMD16<Int32>(truncatingIfNeeded:)` stayed a generic call.
-        let value = signed ? unsafeBitCast(up, to: SIMD16<Int32>.self) &>> SIMD16(repeating: Int32(bitPattern: right))
-                           : unsafeBitCast(up &>> SIMD16(repeating: right), to: SIMD16<Int32>.self)
-        r.storeBytes(of: value, as: SIMD16<Int32>.self)
-    }
-    #endif
 
     /// The field of a word of any storage width, in 64 bits: exactly
     /// ``ChannelFormat/decode(_:)`` (`left` = 64 − shift − realbits puts the

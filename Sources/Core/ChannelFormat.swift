@@ -31,8 +31,12 @@ public struct ChannelFormat: Equatable, BitwiseCopyable, Sendable {
     /// Right shift applied before masking.
     public let shift: UInt8
 
-    @usableFromInline internal let _mask: UInt64
-    @usableFromInline internal let _signShift: UInt64
+    /// The shift that moves bit `realBits - 1` to bit 63: derived, not
+    /// stored, so a format is five bytes (a scan layout holds sixteen, and
+    /// the pipeline and its decoders hold the layout's).
+    @inlinable internal var _signShift: UInt64 { 64 &- UInt64(realBits) }
+    /// The low `realBits` bits.
+    @inlinable internal var _mask: UInt64 { UInt64.max &>> _signShift }
 
     /// Creates a format from its parts.
     public init(bigEndian: Bool, signed: Bool, realBits: Int, storageBits: Int, shift: Int) throws(FormatError) {
@@ -46,8 +50,6 @@ public struct ChannelFormat: Equatable, BitwiseCopyable, Sendable {
         self.realBits = UInt8(realBits)
         self.storageBits = UInt8(storageBits)
         self.shift = UInt8(shift)
-        self._mask = realBits == 64 ? ~0 : (UInt64(1) << UInt64(realBits)) &- 1
-        self._signShift = UInt64(64 - realBits)
     }
 
     /// Parses the kernel's text form from its UTF-8 bytes. The sign letter may be capital, as
@@ -76,13 +78,15 @@ public struct ChannelFormat: Equatable, BitwiseCopyable, Sendable {
 
     /// The smallest raw value the format can express (a saturation rail).
     public var minimumRaw: Int64 {
-        signed ? (realBits == 64 ? Int64.min : -(Int64(1) << Int64(realBits - 1))) : 0
+        // -2^(realBits - 1), the complement of 2^(realBits - 1) - 1.
+        signed ? ~Int64(bitPattern: _mask &>> 1) : 0
     }
 
     /// The largest raw value the format can express (a saturation rail).
     public var maximumRaw: Int64 {
-        if signed { return realBits == 64 ? Int64.max : (Int64(1) << Int64(realBits - 1)) - 1 }
-        return realBits >= 63 ? Int64.max : (Int64(1) << Int64(realBits)) - 1
+        // 2^(realBits - 1) - 1 signed, 2^realBits - 1 unsigned (held at
+        // Int64.max: a 64-bit unsigned value above it reads as its bit pattern).
+        signed || realBits == 64 ? Int64(bitPattern: _mask &>> 1) : Int64(bitPattern: _mask)
     }
 
 

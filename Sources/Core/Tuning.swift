@@ -35,14 +35,11 @@ extension Classifier {
     /// used for the baseline: its mean would stand on too few readings.
     public static let minimumIdleScans: Float = 4
     /// The in-block time ramp, scans from the block's centre: the straight-line
-    /// trend is removed from a block before its noise is measured.
-    public static var blockRamp: SIMD16<Float> {
-        @inlinable @inline(__always) get { unsafeBitCast(_blockRampLanes, to: SIMD16<Float>.self) }
-    }
-    /// ``blockRamp``'s lanes as a tuple of literals, which the compiler lays
-    /// out as constant data: a `static let` of `SIMD16` was initialised
-    /// lazily, a `swift_once` check (about 12 instructions) in every block's
-    /// baseline tracking.
+    /// trend is removed from a block before its noise is measured. A tuple
+    /// of literals, which the compiler lays out as constant data (a
+    /// `static let` of `SIMD16` would be initialised lazily, a `swift_once`
+    /// check in every block's baseline tracking); ``blockRamp`` gives it as
+    /// lanes where the platform has them.
     @usableFromInline internal static let _blockRampLanes: (Float, Float, Float, Float, Float, Float, Float, Float,
                                                             Float, Float, Float, Float, Float, Float, Float, Float) =
         (-7.5, -6.5, -5.5, -4.5, -3.5, -2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 3.5, 4.5, 5.5, 6.5, 7.5)

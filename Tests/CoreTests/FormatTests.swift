@@ -76,4 +76,13 @@ struct FormatTests {
             }
         }
     }
+
+    @Test("A format is its five stated fields, so a layout of 16 channels stays small")
+    func formatSize() throws {
+        // A scan layout holds 16 formats, and a pipeline holds the layout
+        // and a format per decoder: on a board these are RAM and the stack
+        // that configuring takes. Mask and sign shift follow from realBits.
+        #expect(MemoryLayout<ChannelFormat>.size == 5)
+        #expect(MemoryLayout<ScanLayout>.size <= 16 * 3 * MemoryLayout<Int>.size + 2 * MemoryLayout<Int>.size)
+    }
 }

@@ -16,26 +16,43 @@ func boardEvent(_ kind: UInt8, _ sample: Int64, _ newtons: Float, _ x: Float, _ 
 @main
 struct Firmware {
     static func main() {
-        // The pipeline is one value of a few KB: built once, straight into
-        // this frame's one slot (the optional configure returns), then run
-        // in place through inout, never copied (`guard var` unwrapping it
-        // into a second variable was a second copy in this frame).
-        var pipeline = configure()
+        // The pipeline is one value of a few KB, held in this frame's one
+        // slot and run in place through inout, never copied. Its `nil`
+        // comes from a call, which writes straight into the slot (`= nil`
+        // here would be built in a second slot of this frame and copied over).
+        var pipeline = unconfigured()
+        configure(into: &pipeline)
         guard pipeline != nil else { return }
         run(&pipeline!)
     }
 
-    /// A four-cell plate of 24-bit converters at 500 scans/s, medium sensitivity.
-    static func configure() -> ForcePipeline? {
+    /// A four-cell plate of 24-bit converters at 500 scans/s, medium
+    /// sensitivity, configured into `pipeline` (left `nil` when a step refuses).
+    ///
+    /// This frame holds the validated inputs only; the pipeline is built one
+    /// frame deeper, in ``assemble(_:_:_:_:)``, so that its construction's
+    /// temporaries are not added to this frame.
+    static func configure(into pipeline: inout ForcePipeline?) {
         // Typed throws: each step's error is a small enum; a board that
         // cannot configure stays silent rather than guess.
         guard let format = try? ChannelFormat(bigEndian: false, signed: true, realBits: 24, storageBits: 32, shift: 0),
               let layout = try? ScanLayout(Channels(format: format)),
               let calibration = try? PanelCalibration(Cells(zeroRaw: 0, newtonsPerCount: 1.0 / 50_000), layout: layout),
               let parameters = try? ClassifierParameters(ClassifierSettings(sensitivity: .medium), sampleRateHz: 500)
-        else { return nil }
-        return ForcePipeline(layout: layout, calibration: calibration, parameters: parameters,
-                             timestampSlot: nil, positions: CellPositions.standard(forCells: 4))
+        else { return }
+        assemble(&pipeline, layout, calibration, parameters)
+    }
+
+    /// No pipeline yet, returned into the caller's slot.
+    @inline(never)
+    static func unconfigured() -> ForcePipeline? { nil }
+
+    /// The pipeline of validated inputs, written into `pipeline`.
+    @inline(never)
+    static func assemble(_ pipeline: inout ForcePipeline?, _ layout: ScanLayout, _ calibration: PanelCalibration,
+                         _ parameters: ClassifierParameters) {
+        pipeline = ForcePipeline(layout: layout, calibration: calibration, parameters: parameters,
+                                 timestampSlot: nil, positions: CellPositions.standard(forCells: 4))
     }
 
     static func run(_ pipeline: inout ForcePipeline) {
@@ -75,7 +92,7 @@ struct Channels: Sequence, IteratorProtocol {
 
 /// Layout slots 0-3, one line. It holds the line's two numbers, not a
 /// `ChannelCalibration`: that value has room for a whole curve (some 390
-/// bytes), and held here and in the caller it was twice that much of
+/// bytes), which held here and in the caller would be twice that much of
 /// configure()'s frame.
 struct Cells: Sequence, IteratorProtocol {
     let zeroRaw: Int64
