@@ -242,7 +242,11 @@ public struct Classifier: Sendable {
         #endif
     }
 
-    @inlinable
+    /// Queues an event, its latency counted from `crossing`'s first scan.
+    /// Out of line: events are rare, and each inlined copy of the ring's
+    /// push and the 64-bit latency arithmetic is a microcontroller's
+    /// image grown for nothing.
+    @usableFromInline @inline(never)
     internal mutating func _emit(_ kind: EventKind, crossing: LevelCrossing?, force: Float, sample: Int64,
                                  timestampNs: Int64, into events: inout EventRing) {
         var latency: Int64 = 0
