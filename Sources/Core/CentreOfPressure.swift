@@ -236,59 +236,6 @@ internal struct _CellZeros: BitwiseCopyable, Sendable {
         for i in 0..<cells { candidate[i] = sums[i] * scale }
         hasCandidate = true
     }
-
-    // Hosts only (the microcontrollers build ``close(sums:cells:x:y:reference:idleBand:)`` alone).
-    #if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
-    /// ``close(sums:cells:x:y:reference:idleBand:)`` for four cells, bit for
-    /// bit: each cell's product and zero update on four lanes (each lane's
-    /// arithmetic the scalar's), the sums over the cells in the same order
-    /// from the same 0. The general close held all 16 positions in registers
-    /// and tested the count after every cell: some 100 instructions a close,
-    /// on a plate's block path once a block.
-    @inlinable @inline(__always)
-    internal mutating func close4(sums: InlineArray<8, Float>, x: InlineArray<8, Float>, y: InlineArray<8, Float>,
-                                  reference: Float, idleBand: Float) {
-        @inline(__always) func four(_ a: InlineArray<8, Float>) -> SIMD4<Float> {
-            withUnsafeBytes(of: a) { $0.loadUnaligned(as: SIMD4<Float>.self) }
-        }
-        let scale = 1 / Float(CentreOfPressure.zeroSampleScans)
-        let scaled = four(sums) * scale
-        var mean: Float = 0
-        mean += scaled[0]
-        mean += scaled[1]
-        mean += scaled[2]
-        mean += scaled[3]
-        let d = mean - reference
-        guard d < idleBand && d > -idleBand else {
-            hasCandidate = false
-            return
-        }
-        if hasCandidate {
-            let before = four(zero)
-            let z = before + CentreOfPressure.zeroSmoothing * (four(candidate) - before)
-            withUnsafeMutableBytes(of: &zero) { $0.storeBytes(of: z, as: SIMD4<Float>.self) }
-            let zx = z * four(x), zy = z * four(y)
-            // The three sums on the lanes of one vector, each cell's (z, zx,
-            // zy, 0) a row added in turn from 0 (the cells' order, bit for
-            // bit the scalar's): the rows by a transpose as in `_readQuad`
-            // (LLVM's own vectorising of the scalar sums shuffled some 60 instructions).
-            let t0 = unsafeBitCast(SIMD4(z[0], zx[0], z[1], zx[1]), to: SIMD2<UInt64>.self)
-            let t1 = unsafeBitCast(SIMD4(zy[0], 0, zy[1], 0), to: SIMD2<UInt64>.self)
-            let t2 = unsafeBitCast(SIMD4(z[2], zx[2], z[3], zx[3]), to: SIMD2<UInt64>.self)
-            let t3 = unsafeBitCast(SIMD4(zy[2], 0, zy[3], 0), to: SIMD2<UInt64>.self)
-            var sums = SIMD4<Float>()
-            sums += unsafeBitCast(SIMD2(t0[0], t1[0]), to: SIMD4<Float>.self)
-            sums += unsafeBitCast(SIMD2(t0[1], t1[1]), to: SIMD4<Float>.self)
-            sums += unsafeBitCast(SIMD2(t2[0], t3[0]), to: SIMD4<Float>.self)
-            sums += unsafeBitCast(SIMD2(t2[1], t3[1]), to: SIMD4<Float>.self)
-            total = sums[0]
-            momentX = sums[1]
-            momentY = sums[2]
-        }
-        withUnsafeMutableBytes(of: &candidate) { $0.storeBytes(of: scaled, as: SIMD4<Float>.self) }
-        hasCandidate = true
-    }
-    #endif
 }
 
 /// The pipeline's window of per-scan moments, indexed by scan number mod 4.
@@ -309,31 +256,6 @@ internal struct _PressureWindow: BitwiseCopyable, Sendable {
         momentX[slot] = x
         momentY[slot] = y
     }
-
-    // The block path only: not built where it is off (Classifier.blockPathEnabled).
-    #if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
-    /// Records four consecutive scans from scan `sample`, lane t scan
-    /// `sample + t`: ``record(sample:force:x:y:)`` for each in turn, as one
-    /// rotation and three stores (each slot's last writer is the one scan
-    /// of the four that maps to it), rather than four records.
-    @inlinable @inline(__always)
-    internal mutating func record(first sample: Int64, forces f: SIMD4<Float>, x: SIMD4<Float>, y: SIMD4<Float>) {
-        // Slot s takes lane (s - sample) & 3: a rotation by the first scan's slot.
-        @inline(__always) func slots(_ v: SIMD4<Float>) -> InlineArray<4, Float> {
-            let r: SIMD4<Float>
-            switch Int(truncatingIfNeeded: sample) & 3 {
-            case 0: r = v
-            case 1: r = SIMD4(v[3], v[0], v[1], v[2])
-            case 2: r = SIMD4(v[2], v[3], v[0], v[1])
-            default: r = SIMD4(v[1], v[2], v[3], v[0])
-            }
-            return unsafeBitCast(r, to: InlineArray<4, Float>.self)
-        }
-        force = slots(f)
-        momentX = slots(x)
-        momentY = slots(y)
-    }
-    #endif
 
     /// The position over the window, decided when its mean force is at
     /// least `gate`; otherwise the last decided one (nil before any).
@@ -370,16 +292,6 @@ extension Ring where Element == ForceEvent {
             k &+= 1
         }
     }
-
-    // The block path only: not built where it is off (Classifier.blockPathEnabled).
-    #if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
-    /// The sample of the event at `offset` (`0 <= offset < count`), read in
-    /// place: `self[offset]` on an `inout` ring copied the whole ring (3.5 kB) first.
-    @inlinable
-    internal mutating func _sample(at offset: Int) -> Int64 {
-        _storage[(_head &+ offset) & (capacity &- 1)].sample
-    }
-    #endif
 }
 
 extension Ring where Element == ForceEvent {
@@ -389,22 +301,6 @@ extension Ring where Element == ForceEvent {
         _stampPositions(from: first, upTo: _count, p)
     }
 }
-
-#if !hasFeature(Embedded)
-extension PositionError {
-    /// A one-line explanation with what to do about it.
-    public var message: String {
-        switch self {
-        case .notFinite(let cell): return "cell \(cell)'s position is not a finite number"
-        case .outsidePlate(let cell): return "cell \(cell)'s position lies outside the plate (each coordinate must be within 0..1)"
-        case .tooManyCells(let n): return "\(n) cell positions; a panel has at most \(PanelCalibration.maximumForceChannels) cells"
-        case .tooFewCells(let n): return "\(n) cell position(s) for a multi-cell panel; every force cell needs one, and at least two cells"
-        case .collinear: return "the cells all lie on one line, so a press's position across it cannot be told"
-        case .samePoint: return "the two cells sit at one point, so a press's position along them cannot be told"
-        }
-    }
-}
-#endif
 
 extension ForcePipeline {
     /// The force the classifier compares with its levels at the last scan

@@ -351,14 +351,12 @@ public struct ForcePipeline: Sendable {
     /// at that scan (it moves only at the ends of the classifier's blocks).
     @usableFromInline @inline(never)
     internal mutating func _closeZeroBlock(sums: InlineArray<8, Float>, baseline: Float) {
-        // Hosts only: a four-cell plate's close on four lanes (the microcontrollers build what they built).
-        #if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
-        if _decode.channels == 4 {
+        // Hosts only: a four-cell plate's close on four lanes (the microcontrollers keep the general close).
+        if Platform.hasFastPath && _decode.channels == 4 {
             _cellZeros.close4(sums: sums, x: _decode.cellX, y: _decode.cellY, reference: baseline,
                               idleBand: _classifier._parameters.peek * CentreOfPressure.gateFraction * CentreOfPressure.idleBandOfGate)
             return
         }
-        #endif
         _cellZeros.close(sums: sums, cells: _decode.channels, x: _decode.cellX, y: _decode.cellY, reference: baseline,
                          idleBand: _classifier._parameters.peek * CentreOfPressure.gateFraction * CentreOfPressure.idleBandOfGate)
     }

@@ -1,4 +1,3 @@
-// Over 300 lines: the one scan step and its column-by-column block form share the decoder's state and must stay bit-identical; side by side, a change to one is seen against the other.
 /// The last scan's raw words and timestamp, which the next scan is compared
 /// with, on both paths. The block path advances it in place and puts it
 /// back where the block is left to the per-scan path.
@@ -79,143 +78,6 @@ internal struct _ScanState: BitwiseCopyable, Sendable {
         if direction != 0 { previousTurn = direction }
         previousForce = force
     }
-
-    // The block path only: not built where it is off (Classifier.blockPathEnabled).
-    #if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
-    /// ``advance(same:atRest:force:)`` for each scan of a block in turn, the
-    /// block path's: bit k of `changed` is set where scan k's raw words
-    /// changed, `forces[k]` is its force. Where every scan changed
-    /// (a sensor showing noise) or none did (a flat reading), the run and
-    /// the change score move in closed form, exactly as scan by scan.
-    ///
-    /// `forces - 1` must be readable (both callers pass their window of the
-    /// scans before and the block, from its third reading); its value is not used.
-    ///
-    /// - Returns: false where a flat run reaches `stuckScans` (> 0) inside
-    ///   the block, which the per-scan path judges, having changed nothing
-    ///   (so the block path may advance its scores in place).
-    @inlinable @inline(__always)
-    internal mutating func advance(block forces: UnsafePointer<Float>, changed: UInt32,
-                                   baseline: Float, band: Float, stuckScans: Int32) -> Bool {
-        let n = Int32(Classifier.blockScans)
-        let all: UInt32 = (1 &<< UInt32(Classifier.blockScans)) &- 1
-        if changed & all == all {
-            // No scan is the same as the one before: the run stays 0 (so no
-            // run starts, and none reaches `stuckScans`); the score climbs.
-            stuckRun = 0
-            changeScore = _min(_ScanState.scoreCeiling, changeScore &+ n)
-        } else if changed & all == 0 {
-            // Every scan the same: the run grows by one a scan and starts
-            // (reading the scores as they stood) only at the first scan.
-            let before = stuckRun
-            if stuckScans > before && stuckScans <= before &+ n { return false }
-            if before == 0 {
-                runNoisy = changeScore >= _ScanState.noisyScore
-                runRestNoisy = restScore >= _ScanState.noisyScore
-            }
-            stuckRun = before &+ n
-            changeScore = _max(0, changeScore &- n)
-        } else {
-            // Scan by scan on a copy, kept only where no run reached `stuckScans`.
-            var walked = self
-            for k in 0..<Classifier.blockScans {
-                let force = forces[k]
-                walked.advance(same: changed & (1 &<< UInt32(k)) == 0,
-                               atRest: ForcePipeline._atRest(force, baseline: baseline, band: band), force: force)
-                if stuckScans > 0 && walked.stuckRun == stuckScans { return false }
-            }
-            self = walked
-            return true
-        }
-        advanceForces(block: forces, baseline: baseline, band: band)
-        return true
-    }
-
-    /// ``advanceForce(atRest:force:)`` for each scan of a block in turn. The
-    /// common quiet block (every scan at rest, every force above or below the
-    /// one before: a sensor showing noise) is judged on lane masks and takes
-    /// the turns as bits: scan k turns where its direction differs from scan
-    /// k-1's, so only the rest score's clamped steps stay scan by scan, on
-    /// integers. With no NaN among the forces (each compared), their highest
-    /// is the same whatever the order. Any other block goes scan by scan.
-    @inlinable @inline(__always)
-    internal mutating func advanceForces(block forces: UnsafePointer<Float>, baseline: Float, band: Float) {
-        let f = UnsafeRawPointer(forces).loadUnaligned(as: SIMD16<Float>.self)
-        var before = UnsafeRawPointer(forces - 1).loadUnaligned(as: SIMD16<Float>.self)
-        before[0] = previousForce
-        let d = f - SIMD16<Float>(repeating: baseline)
-        let rises = f .> before
-        let moves = rises .| (f .< before)
-        let near = (d .< SIMD16<Float>(repeating: band)) .& (d .> SIMD16<Float>(repeating: -band))
-        let all: UInt32 = (1 &<< UInt32(Classifier.blockScans)) &- 1
-        guard _allLanes(moves .& near) else {
-            if _allLanes(moves .& .!near) {
-                // A pressed block whose every force moved (so none is NaN):
-                // no scan is at rest, so the rest score stays; the last
-                // direction is the last scan's.
-                previousTurn = f[Classifier.blockScans &- 1] > before[Classifier.blockScans &- 1] ? 1 : -1
-                let top = _maxLane(f)
-                forceHigh = top > forceHigh ? top : forceHigh
-                previousForce = f[Classifier.blockScans &- 1]
-                return
-            }
-            for k in 0..<Classifier.blockScans {
-                let force = forces[k]
-                advanceForce(atRest: ForcePipeline._atRest(force, baseline: baseline, band: band), force: force)
-            }
-            return
-        }
-        let up = _laneBits(rises)
-        // Every direction is +1 or -1: scan k turned where it differs from
-        // the direction before it (scan 0: the last nonzero one, none at first).
-        var turned = (up ^ ((up &<< 1) | (previousTurn > 0 ? 1 : 0))) & all
-        if previousTurn == 0 { turned &= ~1 }
-        restScore = _ScanState._restScore(restScore, turned: turned)
-        previousTurn = up & (1 &<< UInt32(Classifier.blockScans &- 1)) != 0 ? 1 : -1
-        let top = _maxLane(f)
-        forceHigh = top > forceHigh ? top : forceHigh
-        previousForce = f[Classifier.blockScans &- 1]
-    }
-
-    /// The rest score after a block's clamped steps, every scan at rest:
-    /// from `score` (0...``scoreCeiling``), +``turnCredit`` (at most to the
-    /// ceiling) where bit k of `turned` is set, -1 (at least to 0) where it
-    /// is not; the same value as the 16 steps scan by scan, in closed form.
-    ///
-    /// With S_j the unclamped sum of the first j steps, a walk clamped only
-    /// at the ceiling C ends at `S16 + min(score, C - max S_j)` (j = 1...16),
-    /// one clamped only at 0 at `S16 + max(score, -min S_j)`. In 16 steps
-    /// the score falls by 16 at most and climbs by 32 at most, so from 16 or
-    /// more it never reaches 0 (the floor never clamps: each step takes at
-    /// most 1, down to 1 at worst before the last) and from below 16 it
-    /// never passes 62 (the ceiling never clamps: 15 + 2 × 15 before the
-    /// last step), so one of the two forms is exact. The prefix sums are
-    /// taken as 16 byte lanes of two words (each step's bit spread to its
-    /// byte, 3 where it turned, then one multiply each: byte k sums bytes
-    /// 0...k, at most 48, no carry), and their extremes as lane reductions.
-    @inlinable @inline(__always)
-    internal static func _restScore(_ score: Int32, turned: UInt32) -> Int32 {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        // Bit k of an 8-bit half to byte k, 3 where set: the bit in place in
-        // its byte, then any set bit carried into the byte's top one.
-        @inline(__always) func spread(_ b: UInt64) -> UInt64 {
-            let marked = (b &* ones) & 0x8040_2010_0804_0201
-            return (((marked &+ 0x7f7f_7f7f_7f7f_7f7f) &>> 7) & ones) &* 3
-        }
-        // Byte k: 3 × the turns of scans 0...k, plus 15 - k, i.e. S_(k+1) + 16 (0...63).
-        let low = spread(UInt64(turned & 0xff)) &* ones
-        let high = spread(UInt64((turned &>> 8) & 0xff)) &* ones &+ (low &>> 56) &* ones
-        let sum = Int32(truncatingIfNeeded: high &>> 56) &- 16
-        let lanes = unsafeBitCast(SIMD2<UInt64>(low &+ 0x0809_0a0b_0c0d_0e0f, high &+ 0x0001_0203_0405_0607),
-                                  to: SIMD16<UInt8>.self)
-        if score >= 16 {
-            let top = _maxByte(lanes)
-            return sum &+ _min(score, _ScanState.scoreCeiling &- (Int32(top) &- 16))
-        }
-        let bottom = _minByte(lanes)
-        return sum &+ _max(score, 16 &- Int32(bottom))
-    }
-    #endif
 }
 
 
@@ -235,10 +97,10 @@ internal struct _Reading: BitwiseCopyable {
 /// The nominal scan period and the gap thresholds derived from it, worked out once.
 @usableFromInline
 internal struct _Timing: BitwiseCopyable, Sendable {
-    @usableFromInline internal var periodNs: Int64
-    @usableFromInline internal var halfPeriodNs: Int64
+    @usableFromInline internal let periodNs: Int64
+    @usableFromInline internal let halfPeriodNs: Int64
     /// A gap longer than this (1.5 periods) lost scans.
-    @usableFromInline internal var gapNs: Int64
+    @usableFromInline internal let gapNs: Int64
 
     @inlinable
     internal init(periodNs: Int64) {
@@ -264,27 +126,11 @@ internal struct _PanelDecoder: Sendable {
     @usableFromInline internal let hasPositions: Bool
     @usableFromInline internal var cellX = InlineArray<8, Float>(repeating: 0)
     @usableFromInline internal var cellY = InlineArray<8, Float>(repeating: 0)
-    // The block path only: not built where it is off (Classifier.blockPathEnabled).
-    #if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
-    /// Where four line channels of one direct 32-bit format (`be:s24/32>>8`
-    /// or `le:s32`), all in 32-bit lanes (``_ChannelDecoder/lanes32``), lie
-    /// side by side in a scan: the offset of their 16 bytes, which the block
-    /// path reads with one load a scan (``_readQuad(_:stride:last:newtons:)``); -1 otherwise.
-    @usableFromInline internal var quadOffset = -1
-    /// The four channels' rail tests and lines where ``quadOffset`` is set,
-    /// channel i's in lane i, so that a scan's row is tested and converted
-    /// where it is loaded: `railBase`, `railSpan - 1` (a lane is off the
-    /// rails where `raw &- railBase > railTop`, which is `>= railSpan`: the
-    /// span is never `Int32.min` there), `zero32` and `scale`.
-    @usableFromInline internal var quadRailBase = SIMD4<Int32>()
-    @usableFromInline internal var quadRailTop = SIMD4<Int32>()
-    @usableFromInline internal var quadZero = SIMD4<Int32>()
-    @usableFromInline internal var quadScale = SIMD4<Float>()
-    /// Scan k's offset in a block, `k * scanSize`, made once here, so that
-    /// the one-channel read does not rebuild the multiples of the stride
-    /// every block.
-    @usableFromInline internal var scanOffsets = InlineArray<16, Int>(repeating: 0)
-    #endif
+    /// What the block path alone reads of the layout, worked out here once
+    /// (empty where the block path is off: ``Classifier/blockPathEnabled``).
+    @usableFromInline internal let _blockTables: _BlockReadTables
+    /// Scan k's offset in a block for the block read (none where the block path is off).
+    @usableFromInline internal var scanOffsets: _ScanOffsets
 
     internal init(layout: ScanLayout, calibration: PanelCalibration, timestampSlot: Int?, positions: CellPositions?) {
         channels = calibration.count
@@ -308,29 +154,8 @@ internal struct _PanelDecoder: Sendable {
                 decoders[i].curveLast = first &+ Int32(calibration._curveCount[i]) &- 1
             }
         }
-        #if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32)))
-        for k in 0..<Classifier.blockScans { scanOffsets[k] = k &* layout.scanSize }
-        #endif
-        // A little-endian host only: the 16 bytes are read as four native words.
-        #if !(hasFeature(Embedded) && (arch(arm) || arch(riscv32))) && _endian(little)
-        if channels == 4 && (decoders[0].load == .s24be8 || decoders[0].load == .s32le) {
-            var side = true
-            for i in 0..<4 {
-                side = side && decoders[i].lanes32 && decoders[i].load == decoders[0].load
-                    && decoders[i].offset == decoders[0].offset &+ 4 &* i
-                    && decoders[i].railSpan != Int32.min
-            }
-            if side {
-                quadOffset = decoders[0].offset
-                for i in 0..<4 {
-                    quadRailBase[i] = decoders[i].railBase
-                    quadRailTop[i] = decoders[i].railSpan &- 1
-                    quadZero[i] = decoders[i].zero32
-                    quadScale[i] = decoders[i].scale
-                }
-            }
-        }
-        #endif
+        _blockTables = _BlockReadTables(channels: channels, decoders: decoders)
+        scanOffsets = _BlockReadTables.scanOffsets(scanSize: layout.scanSize)
         if let positions {
             for i in 0..<positions.count {
                 cellX[i] = positions[i].x

@@ -10,25 +10,55 @@ import TestSupport
 /// block, swings below the touch band and spikes, at a low, a middle and a high rate.
 @Suite("Refused blocks in runs")
 struct RefusedBlockTests {
-    /// Every stored field of the classifier that `step` moves (the block's
-    /// readings up to its fill), floats as bit patterns.
-    static func snapshot(_ c: Classifier) -> [Int64] {
-        func f(_ v: Float) -> Int64 { Int64(v.bitPattern) }
-        func b(_ v: Bool) -> Int64 { v ? 1 : 0 }
-        var s: [Int64] = [Int64(c._state.rawValue), f(c._baseline), b(c._suspended), c._spikesRejected,
-                          f(c._older), f(c._previous), Int64(c._history), f(c._smoothed), b(c._seeded), f(c._noise),
-                          f(c._slope), Int64(c._warmup), Int64(c._debounce.peekRun), Int64(c._debounce.popRun), Int64(c._debounce.releaseRun),
-                          Int64(c._debounce.pressLock), Int64(c._debounce.releaseLock), c._peekSample, b(c._hold.done), f(c._hold.reference),
-                          c._hold.referenceSample, f(c._settled), c._undershootSample, c._rise.restSample, f(c._crest),
-                          f(c._rise.restForce), f(c._rise.mid), b(c._rise.concave), Int64(c._flatRun), Int64(c._quietScans),
-                          Int64(c._lowScans), f(c._lastForce), Int64(c._blockFill), Int64(c._blockBusy), Int64(c._blockPeeks),
-                          f(c._trend.rate), f(c._trend.anchor), Int64(c._trend.due), f(c._trend.fall), f(c._trend.fallBefore), f(c._trend.level),
-                          f(c._trend.high), f(c._trend.left)]
-        for x in [c._debounce.peekCrossing, c._debounce.popCrossing, c._debounce.releaseCrossing] {
-            s += [b(x.active), x.sample, x.timestampNs]
+    /// The classifier's whole state, compared with `==`: every stored
+    /// property at every depth, found by reflection (so a field added to the
+    /// classifier or to one of its rules is compared without being listed
+    /// here), each leaf by its bytes (floats by bit pattern). Two stored
+    /// properties are not state: the per-scan block buffer past its fill,
+    /// which no step reads before writing it, and the count of blocks the
+    /// fast path took whole, which says which path ran. The creep rules'
+    /// trace reading (`creepForce`, which no later scan reads) is compared
+    /// on its own (``traceDiffers(_:)``), so that its known divergence after
+    /// a refused block is reported as such without hiding any other.
+    struct WholeState: Equatable, CustomStringConvertible {
+        let classifier: Classifier
+
+        init(_ classifier: Classifier) { self.classifier = classifier }
+
+        static func == (lhs: WholeState, rhs: WholeState) -> Bool { lhs.difference(rhs) == nil }
+
+        var description: String { "classifier in state \(classifier._state)" }
+
+        /// Whether the creep rules' trace reading differs (bit for bit).
+        func traceDiffers(_ other: WholeState) -> Bool {
+            classifier._creepForce.bitPattern != other.classifier._creepForce.bitPattern
         }
-        for k in 0..<Int(c._blockFill) { s.append(f(c._block[k])) }
-        return s
+
+        /// The path of the first stored property that differs, nil where none does.
+        func difference(_ other: WholeState) -> String? {
+            Self.firstDifference(classifier, other.classifier, path: "Classifier", fill: Int(classifier._blockFill))
+        }
+
+        private static func bytes<T>(_ value: T) -> [UInt8] { withUnsafeBytes(of: value) { Array($0) } }
+
+        private static func firstDifference(_ a: Any, _ b: Any, path: String, fill: Int) -> String? {
+            let ma = Mirror(reflecting: a), mb = Mirror(reflecting: b)
+            let ca = Array(ma.children), cb = Array(mb.children)
+            guard ca.count == cb.count else { return path }
+            if ca.isEmpty { return bytes(a) == bytes(b) ? nil : path }
+            for (x, y) in zip(ca, cb) {
+                let label = x.label ?? "?"
+                guard label == (y.label ?? "?") else { return path }
+                if path == "Classifier" && (label == "_fastBlocks" || label == "_creepForce") { continue }
+                if path == "Classifier" && label == "_block" {
+                    let (u, v) = (x.value as! InlineArray<16, Float>, y.value as! InlineArray<16, Float>)
+                    for k in 0..<fill where u[k].bitPattern != v[k].bitPattern { return "\(path)._block[\(k)]" }
+                    continue
+                }
+                if let d = firstDifference(x.value, y.value, path: "\(path).\(label)", fill: fill) { return d }
+            }
+            return nil
+        }
     }
 
     /// A deterministic press mix at `rate` scans/s: rests, taps, light presses
@@ -68,8 +98,9 @@ struct RefusedBlockTests {
 
     /// Steps `forces` two ways: one scan at a time, and as the batch loop
     /// does (the block step, else the refused block's runs and steps),
-    /// comparing the whole state at every block end; returns the refused blocks.
-    static func compare(_ forces: [Float], rate: Float, parameters: ClassifierParameters) -> Int {
+    /// comparing the whole state at every block end; returns the refused
+    /// blocks and whether the creep rules' trace reading ever differed.
+    static func compare(_ forces: [Float], rate: Float, parameters: ClassifierParameters) -> (refused: Int, traceDiffered: Bool) {
         let stamps = forces.indices.map { Int64(Double($0) * 1e9 / Double(rate)) }
         var one = Classifier(parameters: parameters), many = one
         var ringOne = EventRing(), ringMany = EventRing()
@@ -83,6 +114,7 @@ struct RefusedBlockTests {
             }
         }
         var refused = 0
+        var traceDiffered = false
         var i = 0
         let n = Classifier.blockScans
         while i < forces.count {
@@ -93,7 +125,9 @@ struct RefusedBlockTests {
                 if many.stepBlock(older: a, previous: b, forces: c, firstSample: Int64(i), firstTimestampNs: stamps[i]) {
                     i += n
                     stepOne(upTo: i)
-                    #expect(snapshot(many) == snapshot(one), "after a block taken whole at scan \(i - n): the state differs")
+                    #expect(WholeState(many) == WholeState(one),
+                            "after a block taken whole at scan \(i - n): \(WholeState(many).difference(WholeState(one)) ?? "") differs")
+                    traceDiffered = traceDiffered || WholeState(many).traceDiffers(WholeState(one))
                     continue
                 }
                 stamps.withUnsafeBufferPointer { t in
@@ -104,9 +138,10 @@ struct RefusedBlockTests {
                 refused += 1
                 i += n
                 stepOne(upTo: i)
-                let (x, y) = (snapshot(many), snapshot(one))
-                #expect(x == y, "after a refused block at scan \(i - n): the state differs")
-                if x != y { return refused }
+                let (x, y) = (WholeState(many), WholeState(one))
+                #expect(x == y, "after a refused block at scan \(i - n): \(x.difference(y) ?? "") differs")
+                traceDiffered = traceDiffered || x.traceDiffers(y)
+                if x != y { return (refused, traceDiffered) }
                 continue
             }
             many.step(force: forces[i], sample: Int64(i), timestampNs: stamps[i], into: &ringMany)
@@ -115,17 +150,18 @@ struct RefusedBlockTests {
         }
         stepOne(upTo: forces.count)
         #expect(eventsMany == eventsOne)
-        #expect(snapshot(many) == snapshot(one))
+        #expect(WholeState(many) == WholeState(one), "at the end: \(WholeState(many).difference(WholeState(one)) ?? "") differs")
         #expect(!eventsOne.isEmpty)
-        return refused
+        return (refused, traceDiffered)
     }
 
     @Test("The state after a refused block is the per-scan steps' state", arguments: [10, 80, 500] as [Float])
     func prefixState(rate: Float) throws {
         let parameters = try ClassifierParameters(ClassifierSettings(peekNewtons: 1, popNewtons: 2.5), sampleRateHz: rate)
-        let refused = Self.compare(Self.forces(rate: rate, seconds: 120), rate: rate, parameters: parameters)
+        let (refused, traceDiffered) = Self.compare(Self.forces(rate: rate, seconds: 120), rate: rate, parameters: parameters)
         // Refused blocks must make a share of them, or nothing was tested.
         #expect(refused > Int(rate) / 4, "only \(refused) refused blocks")
+        #expect(!traceDiffered)
     }
 
     @Test("... with deferred press debounce, and with FSR creep (peeking scans stepped)")
@@ -133,11 +169,20 @@ struct RefusedBlockTests {
         var deferred = ClassifierSettings(peekNewtons: 1, popNewtons: 2.5)
         deferred.pressDebounce = Debounce(.deferred, milliseconds: 30)
         let p1 = try ClassifierParameters(deferred, sampleRateHz: 500)
-        #expect(Self.compare(Self.forces(rate: 500, seconds: 60), rate: 500, parameters: p1) > 100)
+        let deferredRun = Self.compare(Self.forces(rate: 500, seconds: 60), rate: 500, parameters: p1)
+        #expect(deferredRun.refused > 100)
+        #expect(!deferredRun.traceDiffered)
         var creep = ClassifierSettings(peekNewtons: 1, popNewtons: 2.5)
         creep.creepAllowance = 0.15
         let p2 = try ClassifierParameters(creep, sampleRateHz: 500)
-        #expect(Self.compare(Self.forces(rate: 500, seconds: 60), rate: 500, parameters: p2) > 100)
+        let creepRun = Self.compare(Self.forces(rate: 500, seconds: 60), rate: 500, parameters: p2)
+        #expect(creepRun.refused > 100)
+        // The refused block's runs taken in closed form leave `creepForce` as the
+        // last stepped scan set it, not as the block's last scan past the release
+        // level would have: no event moves, but the trace reading does.
+        withKnownIssue("creepForce after a refused block is not the per-scan steps'") {
+            #expect(!creepRun.traceDiffered)
+        }
     }
 
     @Test("The batch loop gives the per-scan events and state on the same mixes")
@@ -149,7 +194,8 @@ struct RefusedBlockTests {
             let (one, many, a, b) = classifyBothWays(forces, stamps, parameters: parameters)
             #expect(a == b, "\(rate) scans/s: events differ")
             #expect(a.count > 20)
-            #expect(Self.snapshot(many) == Self.snapshot(one), "\(rate) scans/s: state differs")
+            #expect(WholeState(many) == WholeState(one),
+                    "\(rate) scans/s: \(WholeState(many).difference(WholeState(one)) ?? "") differs")
         }
     }
 }

@@ -1,5 +1,7 @@
 // Human-readable text for the core's errors and values: host conveniences,
-// left out of Embedded builds so firmware carries no string tables.
+// left out of Embedded builds so firmware carries no string tables. Here,
+// with the core's other host-only code, because its readers (IIO, Formats,
+// Service, Tools, the command line) share no module but the core.
 #if !hasFeature(Embedded)
 
 extension FormatError {
@@ -132,6 +134,20 @@ extension ChannelFormat {
     /// Parses the kernel's text form, e.g. `le:s16/16>>0`.
     public init(parsing text: String) throws(FormatError) {
         try self.init(parsing: Array(text.utf8))
+    }
+}
+
+extension PositionError {
+    /// A one-line explanation with what to do about it.
+    public var message: String {
+        switch self {
+        case .notFinite(let cell): return "cell \(cell)'s position is not a finite number"
+        case .outsidePlate(let cell): return "cell \(cell)'s position lies outside the plate (each coordinate must be within 0..1)"
+        case .tooManyCells(let n): return "\(n) cell positions; a panel has at most \(PanelCalibration.maximumForceChannels) cells"
+        case .tooFewCells(let n): return "\(n) cell position(s) for a multi-cell panel; every force cell needs one, and at least two cells"
+        case .collinear: return "the cells all lie on one line, so a press's position across it cannot be told"
+        case .samePoint: return "the two cells sit at one point, so a press's position along them cannot be told"
+        }
     }
 }
 #endif
