@@ -96,8 +96,8 @@ public struct Classifier: Sendable {
     @usableFromInline internal var _lowScans: Int32 = 0
     /// The let-go rule (`_letGoIfEvident`): the lowest filtered reading of
     /// the idle scans above the touch band since the last release (absolute
-    /// newtons; the largest float before any: a scan at rest since, see
-    /// `_rise.restSample`, disarms the rule anyway), and that release's scan; at a peek, the
+    /// newtons; the largest float before any: a rest near the baseline since,
+    /// see `_armLetGo`, disarms the rule anyway), and that release's scan; at a peek, the
     /// press's rest level (absolute; the baseline is frozen through the
     /// press, so it stands as far above it throughout), whether that rest stood above
     /// the touch band (the baseline is stale: the rule is armed), and the
@@ -113,6 +113,8 @@ public struct Classifier: Sendable {
     @usableFromInline internal var _letGoSpanStart: Int64 = 0
     @usableFromInline internal var _letGoArmed = false
     @usableFromInline internal var _relearn = false
+    /// What the baseline tracker's blocks told of the rest since the last release (``RestSinceRelease``).
+    @usableFromInline internal var _restSinceRelease = RestSinceRelease()
     @usableFromInline internal var _lastForce: Float = 0
     /// The spike-filtered readings of the current block; the baseline
     /// tracker runs once per full block, on the block's mean and spread.

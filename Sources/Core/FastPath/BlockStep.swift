@@ -214,7 +214,7 @@ extension Classifier {
         if _relearn && _relearnDue(settled.bits) && _relearnIfDue(filtered, settled: settled.bits) {
             // The baseline moved to the rest after a release (as in `_closeBlock`).
         } else if !restNow && _state == .idle && _endsInTouch(filtered) {
-            _touchedBlock()
+            _touchedBlock(first: filtered[0], settled: settled.bits)
         } else if settled.bits == Classifier.blockBits {
             _trackWholeBaseline(block: filtered)
         } else {

@@ -28,7 +28,7 @@ extension Classifier {
         if _relearn && _relearnDue(settled) && _relearnIfDue(values, settled: settled) {
             // The baseline moved to the rest after a release.
         } else if idle && _endsInTouch(values) {
-            _touchedBlock()
+            _touchedBlock(first: values[0], settled: settled)
         } else {
             _trackBlock(values, settled: settled)
         }
@@ -62,8 +62,14 @@ extension Classifier {
     /// that reads above the noise faster than drift), and smoothing starts
     /// afresh from the next block (as after a press).
     @usableFromInline @inline(never)
-    internal mutating func _touchedBlock() {
+    internal mutating func _touchedBlock(first: Float, settled: UInt32) {
         _seeded = false
+        // Settled throughout and above the band from its first reading to its
+        // last: the panel rested there (a zero a ramp carried off, or a
+        // resting finger), no approach from a rest below.
+        if settled == Classifier.blockBits && first >= _baseline + _parameters.touchBand {
+            _restSinceRelease.saw(nearBaseline: false)
+        }
         if _state == .idle && !_suspended {
             _releaseLevel = _parameters.release
             // The approach: the unloaded panel's fall goes on under it.
@@ -193,6 +199,9 @@ extension Classifier {
             return
         }
         let d = _smoothed - _baseline
+        // The let-go rule's evidence of the rest since the last release
+        // (`RestSinceRelease`); once near the baseline, a quiet block pays a test.
+        if !_restSinceRelease.nearBaseline { _restSinceRelease.saw(nearBaseline: mean - _baseline <= _parameters.touchBand) }
         // An undershoot (a cell swinging below zero after a release) lasts well
         // under a second; only a drop below the touch band that persists is a
         // real zero shift to follow.
@@ -311,7 +320,7 @@ internal struct BaselineTrend: Equatable, BitwiseCopyable, Sendable {
     @_alwaysEmitIntoClient @inline(__always)
     mutating func restart(level: Float, settleScans: Int32) {
         self = BaselineTrend()
-        self.level = level
+        self.level = rate < 0 ? Float._min(self.level, level) : level
         anchor = level
         high = level
         due = BaselineTrend.window(settleScans)
@@ -327,10 +336,14 @@ internal struct BaselineTrend: Equatable, BitwiseCopyable, Sendable {
     /// A quiet block of `scans` that measured the unloaded panel at the
     /// smoothed `level`, on a panel whose noise is `noise`: a window of
     /// `settleScans` closes once `due` has counted down (per quiet block only
-    /// a store and a count, on the fast path's common block).
+    /// a store and a count, on the fast path's common block). While a fall is
+    /// carried, the level only falls: a quiet block that reads above the last
+    /// is a slow approach's start (below the touch band, still quiet), and
+    /// the carry through the press that follows starts from the unloaded
+    /// panel, not from the lift.
     @_alwaysEmitIntoClient @inline(__always)
     mutating func learn(level: Float, noise: Float, scans: Int32, settleScans: Int32) {
-        self.level = level
+        self.level = rate < 0 ? Float._min(self.level, level) : level
         due &-= scans
         if due <= 0 { close(noise: noise, settleScans: settleScans) }
     }

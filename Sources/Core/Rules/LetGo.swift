@@ -21,6 +21,7 @@ extension Classifier {
         _state = .idle
         _debounce.pressLock = _parameters.releaseLockScans
         _restLow = Float.greatestFiniteMagnitude
+        _restSinceRelease = RestSinceRelease()
         _releaseSample = sample
         // Only an armed press stood on a rest above the touch band, the one
         // the re-learning is for (`_relearnIfDue`: a press from rest took the
@@ -69,10 +70,16 @@ extension Classifier {
 
     /// The let-go rule's state at a peek: the press's rest level, the lowest
     /// filtered reading of the idle scans since the last release: a press
-    /// rises from its rest, and a slow approach reads above it. Where a scan
-    /// since read at rest (below the touch band), the baseline: the tracker
-    /// follows a rest that near. Armed only after a release, where no scan
-    /// since read at rest, the lowest stands above the touch band, and the
+    /// rises from its rest, and a slow approach reads above it. Where the
+    /// panel rested near the baseline since, the baseline: the tracker
+    /// follows a rest that near. Whether it did is the tracker's judgement
+    /// where one of its blocks told (``RestSinceRelease``): a rest that
+    /// stands just above the touch band has single noisy readings below it,
+    /// and taking one of those for a rest left the rule disarmed while a
+    /// thermal ramp carried the zero away. Where no block told (a block is
+    /// 1.6 s at 10 scans/s), a scan at rest (below the touch band) does.
+    /// Armed only after a release, where the panel did not rest near the
+    /// baseline since, the lowest stands above the touch band, and the
     /// panel rested since the release (the quiet run reached the settle
     /// time: a press soon after a release rose from the let-go's tail). Where
     /// that rest stands above the touch band, the baseline did not follow the
@@ -82,7 +89,7 @@ extension Classifier {
     /// the rule is armed for this press (`_letGoIfEvident`).
     @usableFromInline @inline(never)
     internal mutating func _armLetGo() {
-        let restSince = _rise.restSample > _releaseSample
+        let restSince = _restSinceRelease.measured ? _restSinceRelease.nearBaseline : _rise.restSample > _releaseSample
         _pressRest = restSince ? _baseline : _restLow
         _letGoArmed = !restSince && _releaseSample != Classifier.distantPastSample
             && _quietScans >= _parameters.settleScans && _restLow - _baseline > _parameters.touchBand
@@ -142,5 +149,25 @@ extension Classifier {
     internal func _releaseEvident(_ y: Float, sample: Int64) -> Bool {
         !_parameters.spikeIsolated || _debounce.releaseRun > 1 || sample &- _peekSample <= _parameters.holdScans
             || y < _releaseLevel - _parameters.peek * Classifier.releaseMarginOfPeek
+    }
+}
+
+/// What the baseline tracker's blocks told of the panel's rest since the last
+/// release, for the let-go rule (`_armLetGo`): a settled idle block is the
+/// tracker's measure of the unloaded panel, steadier than any one reading.
+@usableFromInline
+internal struct RestSinceRelease: Equatable, BitwiseCopyable, Sendable {
+    /// Whether a settled idle block was measured since the release, and
+    /// whether one read within the touch band of the baseline.
+    @usableFromInline var measured = false
+    @usableFromInline var nearBaseline = false
+
+    @inlinable init() {}
+
+    /// A settled idle block, near the baseline or not: near holds until the next release.
+    @_alwaysEmitIntoClient @inline(__always)
+    mutating func saw(nearBaseline near: Bool) {
+        measured = true
+        nearBaseline = nearBaseline || near
     }
 }
