@@ -21,7 +21,7 @@ extension _PanelDecoder {
     ///
     /// - Returns: false when a scan is on a rail (the per-scan path raises
     ///   `saturated`); the state, counters and sums are then half-advanced
-    ///   and must be dropped. Otherwise `totals` holds each scan's force,
+    ///   and must be dropped. Otherwise `totals` (zero when passed in) holds each scan's force,
     ///   `stamps` its timestamp, and bit k of `changed` is set where scan
     ///   k's raw words differ from the scan before.
     @inlinable @inline(__always)

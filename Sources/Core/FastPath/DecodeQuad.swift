@@ -23,7 +23,7 @@ extension _PanelDecoder {
         return withUnsafeTemporaryAllocation(of: Float.self, capacity: 96) { buffer -> Bool in
             let raw = UnsafeMutableRawBufferPointer(buffer)
             let n0 = buffer.baseAddress!
-            raw.storeBytes(of: totals, toByteOffset: 320, as: SIMD16<Float>.self)
+            // The callers' totals come in zero (see readBlock): each quarter's sum starts from 0.
             guard let same = _readQuad(scans, stride: stride, last: &s, newtons: n0) else { return false }
             totals = raw.loadUnaligned(fromByteOffset: 320, as: SIMD16<Float>.self)
             changed = ~same & ((1 &<< UInt32(Classifier.blockScans)) &- 1)
@@ -109,8 +109,8 @@ extension _PanelDecoder {
     /// compared with the row before, tested against the rails and
     /// converted to newtons on four lanes with each channel's constants in
     /// its lane (each lane's arithmetic the scan step's); four rows are then
-    /// transposed into a quarter of each channel's column and added to the
-    /// totals at `newtons + 80` in the channels' order. `be:s24/32>>8`
+    /// transposed into a quarter of each channel's column and summed, from 0
+    /// and in the channels' order, into the totals at `newtons + 80`. `be:s24/32>>8`
     /// without a byte swap: of the native word `b0 | b1 << 8 | b2 << 16 | b3 << 24`
     /// with its 16-bit halves swapped, `b2 | b3 << 8 | b0 << 16 | b1 << 24`,
     /// shifting left 8 and arithmetic right 8 gives b0 sign-extended from bit
@@ -179,8 +179,7 @@ extension _PanelDecoder {
             let c1 = unsafeBitCast(SIMD2(t0[1], t1[1]), to: SIMD4<Float>.self)
             let c2 = unsafeBitCast(SIMD2(t2[0], t3[0]), to: SIMD4<Float>.self)
             let c3 = unsafeBitCast(SIMD2(t2[1], t3[1]), to: SIMD4<Float>.self)
-            let totals = UnsafeMutableRawPointer(newtons + (80 &+ j))
-            var total = totals.loadUnaligned(as: SIMD4<Float>.self)
+            var total = SIMD4<Float>()
             total += c0
             total += c1
             total += c2
@@ -189,7 +188,7 @@ extension _PanelDecoder {
             UnsafeMutableRawPointer(newtons + (24 &+ j)).storeBytes(of: c1, as: SIMD4<Float>.self)
             UnsafeMutableRawPointer(newtons + (44 &+ j)).storeBytes(of: c2, as: SIMD4<Float>.self)
             UnsafeMutableRawPointer(newtons + (64 &+ j)).storeBytes(of: c3, as: SIMD4<Float>.self)
-            totals.storeBytes(of: total, as: SIMD4<Float>.self)
+            UnsafeMutableRawPointer(newtons + (80 &+ j)).storeBytes(of: total, as: SIMD4<Float>.self)
             previous = r3
             j &+= 4
         }

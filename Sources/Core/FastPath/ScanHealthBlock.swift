@@ -81,7 +81,12 @@ extension _ScanState {
         let d = f - SIMD16<Float>(repeating: baseline)
         let rises = f .> before
         let moves = rises .| (f .< before)
-        let near = (d .< SIMD16<Float>(repeating: band)) .& (d .> SIMD16<Float>(repeating: -band))
+        // At rest where |d| < band: `d < band && d > -band` (the scan
+        // step's test) exactly, NaN included, as one compare of the sign
+        // cleared (the two compares and their `and` were repacked as bytes).
+        let magnitude = unsafeBitCast(unsafeBitCast(d, to: SIMD16<UInt32>.self) & SIMD16<UInt32>(repeating: 0x7fff_ffff),
+                                      to: SIMD16<Float>.self)
+        let near = magnitude .< SIMD16<Float>(repeating: band)
         let all: UInt32 = (1 &<< UInt32(Classifier.blockScans)) &- 1
         guard _allLanes(moves .& near) else {
             if _allLanes(moves .& .!near) {
