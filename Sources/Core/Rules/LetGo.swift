@@ -23,10 +23,10 @@ extension Classifier {
         _restLow = Float.greatestFiniteMagnitude
         _restSinceRelease = RestSinceRelease()
         _releaseSample = sample
-        // Only an armed press stood on a rest above the touch band, the one
-        // the re-learning is for (`_relearnIfDue`: a press from rest took the
-        // baseline as its rest, and the rest after it reads near it).
-        _relearn = _letGoArmed
+        // The rest that follows may re-learn the zero (`_relearnIfDue`) after
+        // an armed press, or one whose rest the tracker was behind by more
+        // than half the touch band (the most a re-learning block allows).
+        _relearn = _letGoArmed || _pressRest - _baseline > 0.5 * _parameters.touchBand
         _letGoArmed = false
     }
 
@@ -48,9 +48,13 @@ extension Classifier {
     /// during presses would stay behind for good, every release level out
     /// of reach. If the block reads within the touch band of the rest the
     /// press rose from (`_pressRest`: the panel came back to where it was,
-    /// not a relaxation tail above it, which decays) and does not end in a
-    /// rise from its mean (the next press's approach), the baseline moves
-    /// to their mean. Otherwise the tracker follows as before.
+    /// not a relaxation tail above it, which decays), above that rest by
+    /// less than that rest stood above the baseline (the zero moved on by
+    /// less than the tracker was already behind it: a finger left resting
+    /// after a press from a rest the tracker had nearly reached stands
+    /// further up, and stays a touch), and does not end in a rise from its
+    /// mean (the next press's approach), the baseline moves to their mean.
+    /// Otherwise the tracker follows as before.
     /// Returns whether the baseline moved.
     @usableFromInline @inline(never)
     internal mutating func _relearnIfDue(_ v: SIMD16<Float>, settled: UInt32) -> Bool {
@@ -58,6 +62,7 @@ extension Classifier {
         guard let mean = Classifier._blockSettledMean(v, settled: settled) else { return false }
         _relearn = false
         guard mean - _baseline > _parameters.touchBand && Float._abs(mean - _pressRest) < _parameters.touchBand
+                && mean - _pressRest < _pressRest - _baseline
                 && v[Classifier.blockScans - 1] < mean + _parameters.touchBand else { return false }
         _baseline = mean
         _smoothed = mean
@@ -71,8 +76,10 @@ extension Classifier {
     /// The let-go rule's state at a peek: the press's rest level, the lowest
     /// filtered reading of the idle scans since the last release: a press
     /// rises from its rest, and a slow approach reads above it. Where the
-    /// panel rested near the baseline since, the baseline: the tracker
-    /// follows a rest that near. Whether it did is the tracker's judgement
+    /// panel rested near the baseline since, the level the tracker last
+    /// measured it at (`_smoothed`, which it may not have reached yet: it
+    /// rises slowly), or the baseline where no block measured it since the
+    /// release. Whether it did is the tracker's judgement
     /// where one of its blocks told (``RestSinceRelease``): a rest that
     /// stands just above the touch band has single noisy readings below it,
     /// and taking one of those for a rest left the rule disarmed while a
@@ -90,7 +97,7 @@ extension Classifier {
     @usableFromInline @inline(never)
     internal mutating func _armLetGo() {
         let restSince = _restSinceRelease.measured ? _restSinceRelease.nearBaseline : _rise.restSample > _releaseSample
-        _pressRest = restSince ? _baseline : _restLow
+        _pressRest = restSince ? (_restSinceRelease.measured ? _smoothed : _baseline) : _restLow
         _letGoArmed = !restSince && _releaseSample != Classifier.distantPastSample
             && _quietScans >= _parameters.settleScans && _restLow - _baseline > _parameters.touchBand
         _letGoHigh = -Float.greatestFiniteMagnitude
