@@ -113,8 +113,9 @@ extension _PanelDecoder {
     /// and in the channels' order, into the totals at `newtons + 80`. `be:s24/32>>8`
     /// without a byte swap: of the native word `b0 | b1 << 8 | b2 << 16 | b3 << 24`
     /// with its 16-bit halves swapped, `b2 | b3 << 8 | b0 << 16 | b1 << 24`,
-    /// shifting left 8 and arithmetic right 8 gives b0 sign-extended from bit
-    /// 16 up and b2 at bits 0-7; b1 is put at bits 8-15 from the word itself.
+    /// each half shifted left 8 (`b2 << 8 | b0 << 24`) and the word then
+    /// arithmetic right 8 gives b0 sign-extended from bit 16 up, b2 at bits
+    /// 0-7 and zeros between; b1 is put at bits 8-15 from the word itself.
     ///
     /// - Returns: nil where a scan is on a rail; otherwise bit k set where
     ///   scan k's raw words are all those of the scan before. Channel i's
@@ -139,9 +140,8 @@ extension _PanelDecoder {
                 let x = (at + scan &* stride).loadUnaligned(as: SIMD4<Int32>.self)
                 guard s24 else { return x }
                 let w = unsafeBitCast(x, to: SIMD8<Int16>.self)
-                let y = unsafeBitCast(SIMD8(w[1], w[0], w[3], w[2], w[5], w[4], w[7], w[6]), to: SIMD4<Int32>.self)
-                let low = SIMD4<Int32>(repeating: 0xff00)
-                return (((y &<< 8) &>> 8) & ~low) | (x & low)
+                let y = SIMD8(w[1], w[0], w[3], w[2], w[5], w[4], w[7], w[6]) &<< 8
+                return (unsafeBitCast(y, to: SIMD4<Int32>.self) &>> 8) | (x & SIMD4(repeating: 0xff00))
             }
             let r0 = row(j), r1 = row(j &+ 1), r2 = row(j &+ 2), r3 = row(j &+ 3)
             // Each row's lanes equal to the row before's, narrowed to bytes

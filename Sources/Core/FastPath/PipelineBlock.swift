@@ -84,12 +84,17 @@ extension ForcePipeline {
         // this value until after the block's last step: what every zero
         // block closed in here is judged against, on either path.
         let baselineBefore = _classifier._baseline
-        let (a, b, c) = withUnsafeBytes(of: &window) { raw in
-            (raw.loadUnaligned(as: SIMD16<Float>.self),
-             raw.loadUnaligned(fromByteOffset: 4, as: SIMD16<Float>.self),
-             raw.loadUnaligned(fromByteOffset: 8, as: SIMD16<Float>.self))
+        // The block step reads the window where it lies (its three readings
+        // passed as vectors went through the stack, and stayed spilled across the call).
+        var took = false
+        if _classifier._blockFill == 0 {
+            let stamp = stamps[0]
+            took = withUnsafeBytes(of: &window) { raw in
+                _classifier._stepBlock(window: raw.baseAddress!, firstSample: first, firstTimestampNs: stamp)
+            }
         }
-        if _classifier.stepBlock(older: a, previous: b, forces: c, firstSample: first, firstTimestampNs: stamps[0]) {
+        let (a, b, c) = withUnsafeBytes(of: &window) { Classifier._windowReadings($0.baseAddress!) }
+        if took {
             if positions {
                 _zeroSums = zeroSums
                 _recordTail(held, forces: c, first: first, upTo: Classifier.blockScans &- 1, baseline: baselineBefore)
