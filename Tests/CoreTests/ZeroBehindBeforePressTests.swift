@@ -15,16 +15,6 @@ import ForceStageCore
 /// scan and in blocks, which must agree.
 @Suite("Re-learning a zero the tracker was behind before the press")
 struct ZeroBehindBeforePressTests {
-    /// A few millinewtons of noise from a fixed linear congruential sequence
-    /// (a reading that never moves is reported stuck).
-    struct Noise {
-        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
-        mutating func next() -> Double {
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return (Double(state >> 11) / Double(1 << 53) * 2 - 1) * 0.004
-        }
-    }
-
     /// Five seconds at rest; presses A (at 6 s) and B (at 8.5 s) rise to
     /// 1.8 N in 0.15 s and hold 1 s; press C (at 11.5 s) rises 1.8 N in
     /// 0.5 s. With `restingFinger` false the zero climbs at 0.1 N/s from 5 s
@@ -49,24 +39,32 @@ struct ZeroBehindBeforePressTests {
             let resting = restingFinger && t >= endB ? 0.25 : 0
             return press(6, rise: 0.15) + press(8.5, rise: 0.15) + press(11.5, rise: 0.5) + resting
         }
-        var noise = Noise()
+        // A few millinewtons of noise (a reading that never moves is reported stuck).
+        var noise = RestAboveBandTests.Noise(state: 0x9E37_79B9_7F4A_7C15)
         let n = Int(14 * rate)
         let forces = (0..<n).map { i -> Double in
             let t = Double(i) / rate
-            return zero(t) + finger(t) + noise.next()
+            return zero(t) + finger(t) + 0.004 * noise.next()
         }
         return (forces, Int((11.5 + 0.5 / 1.8) * rate) + 1)
     }
 
-    @Test("After the zero outran the tracker through a press, the next press peeks within max(2 scans, 10 ms)",
-          arguments: [80.0, 320, 500, 860])
-    func peeksFromTheRelearntZero(rate: Double) throws {
-        let (forces, peekC) = Self.script(rate: rate, restingFinger: false)
+    /// The script's events scan by scan (checked equal to those in blocks),
+    /// their three peeks' scans, and press C's scan at 1 N.
+    static func run(rate: Double, restingFinger: Bool) throws -> (events: [String], peeks: [Int], peekC: Int) {
+        let (forces, peekC) = script(rate: rate, restingFinger: restingFinger)
         let scans = try LowRateSpikeTests.run(forces, batched: false, sampleRateHz: Float(rate))
         let blocks = try LowRateSpikeTests.run(forces, batched: true, sampleRateHz: Float(rate))
         #expect(scans == blocks, "scan by scan \(scans), in blocks \(blocks)")
         let peeks = scans.filter { $0.hasPrefix("peek@") }.map { Int($0.split(separator: "@")[1])! }
         #expect(peeks.count == 3, "\(scans)")
+        return (scans, peeks, peekC)
+    }
+
+    @Test("After the zero outran the tracker through a press, the next press peeks within max(2 scans, 10 ms)",
+          arguments: [80.0, 320, 500, 860])
+    func peeksFromTheRelearntZero(rate: Double) throws {
+        let (scans, peeks, peekC) = try Self.run(rate: rate, restingFinger: false)
         #expect(scans.filter { $0.hasPrefix("release@") }.count == 3, "\(scans)")
         guard let last = peeks.last else { return }
         // The median of three decides a scan after the crossing.
@@ -77,12 +75,7 @@ struct ZeroBehindBeforePressTests {
     @Test("A finger resting after a press, further above the rest before it than the tracker was behind, does not become the zero",
           arguments: [80.0, 320, 500, 860])
     func restingFingerStaysATouch(rate: Double) throws {
-        let (forces, peekC) = Self.script(rate: rate, restingFinger: true)
-        let scans = try LowRateSpikeTests.run(forces, batched: false, sampleRateHz: Float(rate))
-        let blocks = try LowRateSpikeTests.run(forces, batched: true, sampleRateHz: Float(rate))
-        #expect(scans == blocks, "scan by scan \(scans), in blocks \(blocks)")
-        let peeks = scans.filter { $0.hasPrefix("peek@") }.map { Int($0.split(separator: "@")[1])! }
-        #expect(peeks.count == 3, "\(scans)")
+        let (scans, peeks, peekC) = try Self.run(rate: rate, restingFinger: true)
         guard let last = peeks.last else { return }
         // Press C rises on the resting finger and the zero's step: it reads
         // 1 N above the baseline before its own finger force is 1 N.
