@@ -211,4 +211,55 @@ struct BlockColumnTests {
         }
         #expect(checked == 2 * (4 * 65_536 + 16))
     }
+
+    @Test("A curve column in 32-bit lanes gives the scan step's newtons bit for bit: every 16-bit code, columns on one segment, across a point, at rest about the first point, and jumping")
+    func curveLanesMatchLookup() throws {
+        let (pipeline, _) = try Self.curvePipeline()
+        var decode = pipeline._decode
+        var rng = SplitMix(seed: 47)
+        let codes = (Int32(Int16.min)...Int32(Int16.max)).map { $0 }
+        var shuffled = codes
+        for k in stride(from: shuffled.count - 1, to: 0, by: -1) { shuffled.swapAt(k, Int(rng.next() % UInt64(k + 1))) }
+        var jumping: [Int32] = []
+        for k in 0..<codes.count { jumping.append(k % 2 == 0 ? codes[k / 2] : codes[codes.count - 1 - k / 2]) }
+        jumping += [Int32.min, Int32.max, Int32.min + 1, 0, Int32.max - 1, -1, 32_766, 32_765, -200, -199, -201, 20_001, 20_000, -30_000, -30_001, 1]
+        var orders = [codes, Array(codes.reversed()), shuffled, jumping]
+        // Noisy columns about each point of both curves (a reading at rest
+        // about the first, a press about a point): one segment, two, or at
+        // and below the first point.
+        for i in 0..<2 {
+            let d = decode.decoders[i]
+            for p in Int(d.curveFirst)...Int(d.curveLast) {
+                let point = Int32(decode.curveRaw[p])
+                for spread in [3, 40, 900] as [Int32] {
+                    orders.append((0..<(16 * 40)).map { _ in point &+ Int32(truncatingIfNeeded: Int64(rng.next() % UInt64(2 * spread + 1))) - spread })
+                }
+            }
+        }
+        var checked = 0, inLanes = 0
+        for order in orders {
+            for i in 0..<2 {
+                let d = decode.decoders[i]
+                var start = 0
+                while start + 16 <= order.count {
+                    var now = SIMD16<Int32>()
+                    for k in 0..<16 { now[k] = order[start + k] }
+                    if decode._curveSegment(first: Int(d.curveFirst), last: Int(d.curveLast), now) != nil { inLanes += 1 }
+                    let newtons = decode._curveLanes(first: Int(d.curveFirst), last: Int(d.curveLast), now)
+                    for k in 0..<16 {
+                        let expected = decode._curve(i, Int64(now[k]))
+                        if newtons[k].bitPattern != expected.bitPattern {
+                            Issue.record("channel \(i), raw \(now[k]) in \(now): lanes \(newtons[k]), lookup \(expected)")
+                            return
+                        }
+                        checked += 1
+                    }
+                    start += 16
+                }
+            }
+        }
+        #expect(checked == orders.map { $0.count / 16 * 16 * 2 }.reduce(0, +))
+        // Most columns in lanes (the consecutive codes and the noisy ones), not all (the shuffled, the jumping).
+        #expect(inLanes > checked / 16 / 3 && inLanes < checked / 16 - 8_000, "\(inLanes) of \(checked / 16) columns in lanes")
+    }
 }

@@ -18,8 +18,8 @@ struct RefusedBlockTests {
     /// which no step reads before writing it, and the count of blocks the
     /// fast path took whole, which says which path ran. The creep rules'
     /// trace reading (`creepForce`, which no later scan reads) is compared
-    /// on its own (``traceDiffers(_:)``), so that its known divergence after
-    /// a refused block is reported as such without hiding any other.
+    /// on its own (``traceDiffers(_:)``), so that a difference in it is
+    /// reported as the trace's, apart from any other.
     struct WholeState: Equatable, CustomStringConvertible {
         let classifier: Classifier
 
@@ -164,7 +164,7 @@ struct RefusedBlockTests {
         #expect(!traceDiffered)
     }
 
-    @Test("... with deferred press debounce, and with FSR creep (peeking scans stepped)")
+    @Test("... with deferred press debounce, and with FSR creep: the allowance alone, and with compensation")
     func prefixStateVariants() throws {
         var deferred = ClassifierSettings(peekNewtons: 1, popNewtons: 2.5)
         deferred.pressDebounce = Debounce(.deferred, milliseconds: 30)
@@ -177,12 +177,14 @@ struct RefusedBlockTests {
         let p2 = try ClassifierParameters(creep, sampleRateHz: 500)
         let creepRun = Self.compare(Self.forces(rate: 500, seconds: 60), rate: 500, parameters: p2)
         #expect(creepRun.refused > 100)
-        // The refused block's runs taken in closed form leave `creepForce` as the
-        // last stepped scan set it, not as the block's last scan past the release
-        // level would have: no event moves, but the trace reading does.
-        withKnownIssue("creepForce after a refused block is not the per-scan steps'") {
-            #expect(!creepRun.traceDiffered)
-        }
+        #expect(!creepRun.traceDiffered)
+        // With creep compensation as well: the compensation's own state
+        // (`_creepWord`, `_creepLast`, ...) after every block.
+        creep.creepAmount = 0.1
+        let p3 = try ClassifierParameters(creep, sampleRateHz: 500)
+        let compensatedRun = Self.compare(Self.forces(rate: 500, seconds: 60), rate: 500, parameters: p3)
+        #expect(compensatedRun.refused > 100)
+        #expect(!compensatedRun.traceDiffered)
     }
 
     @Test("The batch loop gives the per-scan events and state on the same mixes")

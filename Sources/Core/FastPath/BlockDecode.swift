@@ -180,6 +180,9 @@ extension _PanelDecoder {
                 var newtons = _zeroed(InlineArray<16, Float>.self)
                 for k in 0..<Classifier.blockScans { newtons[k] = Float(offsets[k]) * scale }
                 column = withUnsafeBytes(of: newtons) { $0.loadUnaligned(as: SIMD16<Float>.self) }
+            } else if decoders[i].curveFirst >= 0 && decoders[i].fits32 {
+                // A curve channel in 32-bit lanes (an FSR's converter).
+                column = _curveColumn32(scans, channel: i, lastRaw: &s.lastRaw[i], same: &sameLanes, inside: &inside)
             } else {
                 let d = decoders[i]
                 var raws = _zeroed(InlineArray<16, Int64>.self)

@@ -149,6 +149,9 @@ extension Classifier {
         switch _state {
         case .idle:
             guard belowPeek else { return false }
+            // Creep compensation runs on an idle scan past the release level
+            // too, and moves the readings the levels see: per scan.
+            if !belowRelease && _parameters.creepAmount > 0 { return false }
             // The last scan at rest, as the per-scan path records it: a block
             // on one side of the touch band moves it in closed form.
             let atRest = high < _parameters.touchBand
@@ -168,8 +171,11 @@ extension Classifier {
         case .peeking:
             // The let-go rule decides per scan.
             guard belowPop && aboveRelease && !_letGoArmed else { return false }
-            // The creep reference and compensation move every scan: per scan.
-            if _parameters.creepRules { return false }
+            // Creep compensation moves every scan's reading: per scan. The
+            // creep allowance alone leaves the readings as they are and only
+            // raises the pop level, which a block below `pop` never meets:
+            // its settled level is followed below (`_creepBlock`).
+            if _parameters.creepAmount > 0 { return false }
             if _parameters.holdScans > 0 && !_hold.done {
                 if high > _hold.reference + _parameters.holdRise {
                     // A new high may restart the hold's settle clock: followed
@@ -205,6 +211,10 @@ extension Classifier {
         _older = c()[14]
         _previous = c()[15]
         _lastForce = filtered[15] - _baseline
+        // The creep rules ran on every scan (each past the release level):
+        // what they leave, on the readings less the baseline before the
+        // block's tracking moves it.
+        if _parameters.creepRules && aboveRelease { _creepBlock(filtered) }
         if restNow || _rise.restSample == lastSample { _rise.rested(at: lastSample, force: _lastForce) }
         // A block at rest (every reading below the touch band) ends in no touch;
         // one taken while pressed is busy throughout.

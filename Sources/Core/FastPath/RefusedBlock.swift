@@ -115,13 +115,17 @@ extension Classifier {
         // What `_decide` does over the run: nothing, where it is not called
         // (idle below the peek level) or can raise nothing (peeking below pop
         // and above release, popped above release, the debounce runs being at
-        // least one scan), apart from the hold, followed below. FSR creep moves
-        // the pop level every peeking scan: per scan.
+        // least one scan), apart from the hold, followed below. FSR creep
+        // compensation moves the readings the levels see on every scan not
+        // wholly below the release level, until the pop: per scan. The creep
+        // allowance alone raises only the pop level, never below `pop`:
+        // followed at the run's end (`_creepRun`).
         switch _state {
         case .idle: if code & 8 != 0 { return 0 }
-        case .peeking: if p.creepRules || _letGoArmed || code & (16 | 32) != 0 { return 0 }
+        case .peeking: if _letGoArmed || code & (16 | 32) != 0 { return 0 }
         case .popped: if _letGoArmed || code & 32 != 0 { return 0 }
         }
+        if p.creepRules && _creepStepped(code) { return 0 }
         // Up to the next change after scan j, or the block's end.
         let after = changes & ~((2 &<< UInt32(truncatingIfNeeded: j)) &- 1)
         var k = (after | 0x1_0000).trailingZeroBitCount &- j
@@ -157,6 +161,7 @@ extension Classifier {
                             firstSample: firstSample)
             }
         }
+        if p.creepRules { _creepRun(lanes + 2 &* 64, from: j, upTo: j &+ k, code: code) }
         let n = Int32(truncatingIfNeeded: k)
         _debounce.advance(crossing: (code & 1 != 0, code & 2 != 0, code & 4 != 0),
                  runs: (code & 8 != 0, code & 16 != 0, code & 32 != 0),
