@@ -175,20 +175,26 @@ struct BlockColumnTests {
         return (pipeline, [falling, fsr])
     }
 
+    /// Every 16-bit code as `T`, in four orders: rising, falling, shuffled
+    /// (by `rng`) and jumping (each scan of a column far from the one before),
+    /// the last with the far ends of a `T` and the curves' points about zero.
+    static func codeOrders<T: FixedWidthInteger & SignedInteger>(_: T.Type, rng: inout SplitMix) -> [[T]] {
+        let codes = (T(Int16.min)...T(Int16.max)).map { $0 }
+        var shuffled = codes
+        for k in stride(from: shuffled.count - 1, to: 0, by: -1) { shuffled.swapAt(k, Int(rng.next() % UInt64(k + 1))) }
+        var jumping: [T] = []
+        for k in 0..<codes.count { jumping.append(k % 2 == 0 ? codes[k / 2] : codes[codes.count - 1 - k / 2]) }
+        jumping += [T.min, T.max, T.min + 1, 0, T.max - 1, -1, 32_766, 32_765, -200, -199, -201, 20_001, 20_000, -30_000, -30_001, 1]
+        return [codes, Array(codes.reversed()), shuffled, jumping]
+    }
+
     @Test("A curve column gives the scan step's newtons bit for bit on every 16-bit code, in columns rising, falling, shuffled and jumping")
     func curveColumnMatchesLookup() throws {
         let (pipeline, curves) = try Self.curvePipeline()
         var decode = pipeline._decode
         var rng = SplitMix(seed: 43)
-        let codes = (Int64(Int16.min)...Int64(Int16.max)).map { $0 }
-        var shuffled = codes
-        for k in stride(from: shuffled.count - 1, to: 0, by: -1) { shuffled.swapAt(k, Int(rng.next() % UInt64(k + 1))) }
-        // Jumping: each scan of a column far from the one before, and the far ends of an Int64.
-        var jumping: [Int64] = []
-        for k in 0..<codes.count { jumping.append(k % 2 == 0 ? codes[k / 2] : codes[codes.count - 1 - k / 2]) }
-        jumping += [Int64.min, Int64.max, Int64.min + 1, 0, Int64.max - 1, -1, 32_766, 32_765, -200, -199, -201, 20_001, 20_000, -30_000, -30_001, 1]
         var checked = 0
-        for order in [codes, Array(codes.reversed()), shuffled, jumping] {
+        for order in Self.codeOrders(Int64.self, rng: &rng) {
             for i in 0..<2 {
                 let d = decode.decoders[i]
                 var start = 0
@@ -217,13 +223,7 @@ struct BlockColumnTests {
         let (pipeline, _) = try Self.curvePipeline()
         var decode = pipeline._decode
         var rng = SplitMix(seed: 47)
-        let codes = (Int32(Int16.min)...Int32(Int16.max)).map { $0 }
-        var shuffled = codes
-        for k in stride(from: shuffled.count - 1, to: 0, by: -1) { shuffled.swapAt(k, Int(rng.next() % UInt64(k + 1))) }
-        var jumping: [Int32] = []
-        for k in 0..<codes.count { jumping.append(k % 2 == 0 ? codes[k / 2] : codes[codes.count - 1 - k / 2]) }
-        jumping += [Int32.min, Int32.max, Int32.min + 1, 0, Int32.max - 1, -1, 32_766, 32_765, -200, -199, -201, 20_001, 20_000, -30_000, -30_001, 1]
-        var orders = [codes, Array(codes.reversed()), shuffled, jumping]
+        var orders = Self.codeOrders(Int32.self, rng: &rng)
         // Noisy columns about each point of both curves (a reading at rest
         // about the first, a press about a point): one segment, two, or at
         // and below the first point.
