@@ -203,4 +203,31 @@ struct RuleFormTests {
                                                                     floor: floor))
         }
     }
+
+    @Test("Creep allowance: a peeking block's settled level and trace reading are its scans' peeking steps in turn")
+    func creepBlock() throws {
+        var rng = SplitMix(seed: 0x5B1E_0002)
+        for _ in 0..<(Self.cases / 8) {
+            var settings = ClassifierSettings(peekNewtons: 1, popNewtons: 2.5)
+            settings.creepAllowance = Self.float(&rng, 0.01...0.5)
+            let rate = Self.float(&rng, 80...1000)
+            var block = Classifier(parameters: try ClassifierParameters(settings, sampleRateHz: rate))
+            block._state = .peeking
+            block._baseline = Self.float(&rng, -0.5...0.5)
+            block._settled = Self.float(&rng, 1...2.5)
+            var scans = block
+            var filtered = SIMD16<Float>()
+            for k in 0..<Self.scans { filtered[k] = block._baseline + Self.float(&rng, 1...2.5) }
+            block._creepBlock(filtered)
+            var events = EventRing()
+            for k in 0..<Self.scans {
+                // As `step` takes a peeking scan past the release level.
+                let y = filtered[k] - scans._baseline
+                scans._advanceCreeping(x: y, y: y, sample: Int64(k), timestampNs: Int64(k))
+                _ = scans._whilePeeking(y: scans._creepForce, sample: Int64(k), timestampNs: Int64(k), into: &events)
+            }
+            #expect(block._settled.bitPattern == scans._settled.bitPattern, "\(block._settled) != \(scans._settled)")
+            #expect(block._creepForce.bitPattern == scans._creepForce.bitPattern)
+        }
+    }
 }
