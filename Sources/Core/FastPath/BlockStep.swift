@@ -214,7 +214,7 @@ extension Classifier {
         // The creep rules ran on every scan (each past the release level):
         // what they leave, on the readings less the baseline before the
         // block's tracking moves it.
-        if _parameters.creepRules && aboveRelease { _creepBlock(filtered) }
+        if aboveRelease && _parameters.creepRules { _creepBlock(filtered) }
         if restNow || _rise.restSample == lastSample { _rise.rested(at: lastSample, force: _lastForce) }
         // A block at rest (every reading below the touch band) ends in no touch;
         // one taken while pressed is busy throughout.
