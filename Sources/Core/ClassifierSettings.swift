@@ -52,6 +52,13 @@ public struct BaselineSettings: Equatable, BitwiseCopyable, Sendable {
     /// not learned until it has lasted this long, ms; a real zero shift that
     /// persists is then followed.
     public var undershootMilliseconds: Float = 1500
+    /// The lowest force the unloaded panel can read, N, or nil where its
+    /// zero may drift either way (a load cell). A calibration curve holds
+    /// its end values outside its range, so a panel read through curves (an
+    /// FSR) never reads below the sum of their lowest forces: a fall the
+    /// tracker carries through a press (the relaxation after the last one)
+    /// stops there. Unset, ``PanelSetup`` takes that sum for such a panel.
+    public var floorNewtons: Float? = nil
 
     /// The defaults.
     public init() {}
@@ -92,6 +99,7 @@ public enum SettingsError: Error, Equatable, Sendable {
     case creepAmountOutOfRange
     case creepTimeOutOfRange
     case stuckStepFractionOutOfRange
+    case baselineFloorNotFinite
 
 }
 
@@ -148,14 +156,15 @@ public struct ClassifierSettings: Equatable, Sendable {
     /// The creep's time constant, ms (read only where `creepAmount` > 0).
     public var creepMilliseconds: Float = ClassifierSettings.fsrCreepMilliseconds
     /// The creep amount taken for a curve-calibrated panel whose calibration
-    /// states none. An FSR creeps 5-14 % (the scenario synthesizer's range)
-    /// and one press's amount is unknown: a middle value leaves half the
-    /// spread either way, and leaning to the high side turns an early
-    /// crossing (scored false beyond 30 ms) into a late one (50 ms). On the
-    /// scenario corpus and four more FSR seeds, 0.12 with 1.5 s left the
-    /// fewest early events of 0.10-0.14 with 1-2 s; 1 s was better there but
-    /// made `fsr-475hz-creep-sample`'s pops late (in target 100 -> 94 %).
-    public static let fsrCreepAmount: Float = 0.12
+    /// states none. An FSR creeps 5-14 % and one press's amount is unknown.
+    /// A slow press crosses pop some 0.7-1 s after it started, when the
+    /// model has reached about half its amount, so each 0.01 of excess
+    /// amount holds a pop back by about 0.5 % of its level (6 ms at 2 N/s),
+    /// and each 0.01 short lets it through as much early. The amount sits in
+    /// the lower half of the range: at a second into a press it takes off
+    /// some 4 %, the few percent an FSR's reading commonly stands above its
+    /// curve by then. A panel whose creep was measured states it.
+    public static let fsrCreepAmount: Float = 0.08
     /// The creep time constant taken by default, ms: FSRs creep over 1-3 s.
     public static let fsrCreepMilliseconds: Float = 1500
     /// The largest creep amount and time constant the settings accept.
@@ -244,6 +253,7 @@ public struct ClassifierSettings: Equatable, Sendable {
         guard baseline.touchFraction > 0, baseline.touchFraction < 1 else { throw .touchFractionOutOfRange }
         guard baseline.settleMilliseconds >= 0 else { throw .negativeTime(.baselineSettle) }
         guard baseline.undershootMilliseconds >= 0 else { throw .negativeTime(.baselineUndershoot) }
+        if let floor = baseline.floorNewtons { guard floor.isFinite else { throw .baselineFloorNotFinite } }
         guard holdSettleMilliseconds >= 0 else { throw .negativeTime(.holdSettle) }
         guard spikeMaximumMilliseconds >= 0 else { throw .negativeTime(.spikeMaximum) }
         guard vibrationHoldoffMilliseconds >= 0 else { throw .negativeTime(.vibrationHoldoff) }

@@ -85,6 +85,8 @@ public struct ClassifierParameters: Equatable, BitwiseCopyable, Sendable {
     /// Idle scans before the baseline learns; scans an undershoot must last to be learned.
     public let settleScans: Int32
     public let undershootScans: Int32
+    /// The lowest the unloaded panel can read, N (``BaselineSettings/floorNewtons``; minus infinity: none).
+    public let baselineFloor: Float
 
     /// Resolves `settings` at `sampleRateHz`.
     public init(_ settings: ClassifierSettings, sampleRateHz: Float) throws(SettingsError) {
@@ -157,6 +159,7 @@ public struct ClassifierParameters: Equatable, BitwiseCopyable, Sendable {
         vibrationCurveWaitScans = Int64(scans(settings.vibrationCurveWaitMilliseconds))
         settleScans = scans(settings.baseline.settleMilliseconds)
         undershootScans = scans(settings.baseline.undershootMilliseconds)
+        baselineFloor = settings.baseline.floorNewtons ?? -Float.infinity
     }
 
     /// A smoothing factor per scan compounded over one block:

@@ -74,6 +74,19 @@ public struct PanelSetup: Sendable {
         let fsr = pairs.contains { if case .curve = $0.calibration { return true } else { return false } }
         if settings.creepAllowance == nil { settings.creepAllowance = fsr ? ClassifierSettings.fsrCreepAllowance : 0 }
         if settings.creepAmount == nil { settings.creepAmount = fsr ? ClassifierSettings.fsrCreepAmount : 0 }
+        // A curve holds its end values outside its range: a panel read only
+        // through curves never reads below the sum of their lowest forces.
+        if settings.baseline.floorNewtons == nil {
+            var floor: Float? = 0
+            for pair in pairs {
+                if case .curve(let curve) = pair.calibration, let sum = floor {
+                    floor = sum + Swift.min(curve[0].newtons, curve[curve.count - 1].newtons)
+                } else {
+                    floor = nil
+                }
+            }
+            settings.baseline.floorNewtons = floor
+        }
         if points.isEmpty {
             positions = CellPositions.standard(forCells: pairs.count)
         } else {

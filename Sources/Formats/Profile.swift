@@ -238,7 +238,7 @@ struct ProfileReader {
         if let v = try number(levels, "creep_amount", "levels.creep_amount") {
             guard v >= 0 && v <= Double(ClassifierSettings.maximumCreepAmount) else {
                 throw fail("levels.creep_amount", levels?["creep_amount"]?.line, "must be from 0 to \(JSON.format(Double(ClassifierSettings.maximumCreepAmount)))",
-                           "0.12 compensates an FSR that creeps 5-15 % under a constant load; 0 turns the compensation off")
+                           "0.08 compensates an FSR that creeps 5-15 % under a constant load; 0 turns the compensation off")
             }
             settings.creepAmount = Float(v)
         }

@@ -12,7 +12,7 @@ struct LowRateSpikeTests {
     /// Events of `newtons` (one reading a scan, 10 scans/s unless given, peek 1 N, pop 2.5 N,
     /// touch band 0.3 N, hold off unless given), scan by scan or through `process(scans:)`.
     static func run(_ newtons: [Double], batched: Bool, holdMilliseconds: Float = 0,
-                    sampleRateHz: Float = 10, fsrCreep: Bool = false) throws -> [String] {
+                    sampleRateHz: Float = 10, fsrCreep: Bool = false, floorNewtons: Float? = nil) throws -> [String] {
         let format = try ChannelFormat(parsing: "le:u24/32>>0")
         let ts = try ChannelFormat(parsing: "le:s64/64>>0")
         let layout = try ScanLayout([(index: 0, format: format), (index: 2, format: ts)])
@@ -20,6 +20,7 @@ struct LowRateSpikeTests {
                                                layout: layout)
         var settings = ClassifierSettings(peekNewtons: 1, popNewtons: 2.5)
         settings.holdMilliseconds = holdMilliseconds
+        settings.baseline.floorNewtons = floorNewtons
         if fsrCreep {
             // An FSR's creep rules, as a curve-calibrated panel takes them by default.
             settings.creepAmount = ClassifierSettings.fsrCreepAmount

@@ -173,6 +173,18 @@ struct RecordingTests {
         #expect(fsr.settings.creepMilliseconds == ClassifierSettings.fsrCreepMilliseconds)
     }
 
+    @Test("A panel read through curves has the lowest force of its curves as its baseline's floor; a line has none")
+    func floorFromCurves() throws {
+        let plain = try PanelSetup(metadata: try Recording.load(try Self.write(Self.goodJSON)).metadata, file: "rec.json")
+        #expect(plain.settings.baseline.floorNewtons == nil && plain.parameters.baselineFloor == -Float.infinity)
+        // Falling or rising, a curve holds its end values: the floor is the lower end.
+        for (curve, floor) in [("[[0, 0.05], [100, 1.0], [200, 3.0]]", Float(0.05)), ("[[0, 3.0], [100, 1.0], [200, -0.02]]", Float(-0.02))] {
+            let json = Self.goodJSON.replacingOccurrences(of: "\"zeroRaw\": 8423117, \"newtonsPerCount\": 2.28e-5", with: "\"curve\": \(curve)")
+            let fsr = try PanelSetup(metadata: try Recording.load(try Self.write(json)).metadata, file: "rec.json")
+            #expect(fsr.settings.baseline.floorNewtons == floor && fsr.parameters.baselineFloor == floor, "curve \(curve)")
+        }
+    }
+
     @Test("A truncated .iio is refused with the whole-scan length to cut to")
     func truncated() throws {
         let url = try Self.write(Self.goodJSON, scans: 10, extraBytes: 5)

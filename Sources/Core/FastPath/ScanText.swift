@@ -73,6 +73,7 @@ extension SettingsError {
         case .creepAllowanceOutOfRange: return "creepAllowance must be from 0 up to (not including) 1, e.g. 0.15 for an FSR"
         case .creepAmountOutOfRange: return "creepAmount must be from 0 to 0.5, e.g. 0.10 for an FSR that creeps 5-15 % (0 turns the compensation off)"
         case .creepTimeOutOfRange: return "creepMilliseconds must be above 0 and at most 60000, e.g. 2000 for an FSR's 1-3 s creep"
+        case .baselineFloorNotFinite: return "baseline floorNewtons must be a finite number of newtons (or unset)"
         case .stuckStepFractionOutOfRange: return "stuckStepFraction must be from 0 up to (not including) 1, e.g. 0.01 (0 turns it off)"
         }
     }

@@ -73,7 +73,7 @@ extension Classifier {
         if _state == .idle && !_suspended {
             _releaseLevel = _parameters.release
             // The approach: the unloaded panel's fall goes on under it.
-            _baseline = _trend.carry(scans: Int32(Classifier.blockScans), baseline: _baseline)
+            _baseline = _trend.carry(scans: Int32(Classifier.blockScans), baseline: _baseline, floor: _parameters.baselineFloor)
         }
     }
 
@@ -172,7 +172,7 @@ extension Classifier {
             // Pressed: the unloaded panel's fall goes on under the press
             // (`BaselineTrend`). Not in the unsettled blocks after a release:
             // the tracker measures the panel again from them on.
-            if _state != .idle && !_suspended { _baseline = _trend.carry(scans: n, baseline: _baseline) }
+            if _state != .idle && !_suspended { _baseline = _trend.carry(scans: n, baseline: _baseline, floor: _parameters.baselineFloor) }
             return
         }
         let mean = fit.mean, spread = fit.spread
@@ -195,7 +195,7 @@ extension Classifier {
         // Frozen while pressed.
         guard _state == .idle else {
             _seeded = false
-            _baseline = _trend.carry(scans: n, baseline: _baseline)
+            _baseline = _trend.carry(scans: n, baseline: _baseline, floor: _parameters.baselineFloor)
             return
         }
         let d = _smoothed - _baseline
@@ -370,13 +370,16 @@ internal struct BaselineTrend: Equatable, BitwiseCopyable, Sendable {
     /// within `fall_ms`) is carried from the baseline: the carry moves the
     /// baseline by the fall under the press, never by a gap the tracker had
     /// not closed (nor to a level measured before a touch or a burst).
+    /// Never below `floor`, the lowest the panel can read
+    /// (``BaselineSettings/floorNewtons``): a relaxation ends at the panel's
+    /// floor however fast it fell before the press.
     /// Out of line: once a block while pressed, and one copy in a
     /// microcontroller's image.
     @usableFromInline @inline(never)
-    mutating func carry(scans: Int32, baseline: Float) -> Float {
+    mutating func carry(scans: Int32, baseline: Float, floor: Float) -> Float {
         let step = Float._max(rate * Float(scans), -left)
         left += step
         level = Float._max(level, baseline) + step
-        return Float._min(baseline, level)
+        return Float._min(baseline, Float._max(level, floor))
     }
 }
