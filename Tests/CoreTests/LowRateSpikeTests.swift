@@ -36,9 +36,18 @@ struct LowRateSpikeTests {
                 ts.encode(Int64(i) * Int64((1e9 / Double(sampleRateHz)).rounded()), to: b.baseAddress! + i * size + 8)
             }
         }
-        var ring = EventRing()
         var out: [String] = []
-        func drain() { while let e = ring.popFirst() { out.append("\(e.kind.name)@\(e.sample)") } }
+        Self.feed(&pipeline, bytes, scanSize: size, batched: batched) { e in out.append("\(e.kind.name)@\(e.sample)") }
+        return out
+    }
+
+    /// Runs `bytes` (whole scans of `scanSize`) through `pipeline`, scan by
+    /// scan or through `process(scans:)`, then finishes it, handing each
+    /// event to `take` as it comes.
+    static func feed(_ pipeline: inout ForcePipeline, _ bytes: [UInt8], scanSize size: Int, batched: Bool,
+                     take: (ForceEvent) -> Void) {
+        var ring = EventRing()
+        func drain() { while let e = ring.popFirst() { take(e) } }
         bytes.withUnsafeBytes { all in
             if batched {
                 var offset = 0
@@ -47,12 +56,11 @@ struct LowRateSpikeTests {
                     drain()
                 }
             } else {
-                for i in 0..<newtons.count { pipeline.process(scan: all.baseAddress! + i * size, into: &ring); drain() }
+                for i in 0..<(all.count / size) { pipeline.process(scan: all.baseAddress! + i * size, into: &ring); drain() }
             }
         }
         pipeline.finish(into: &ring)
         drain()
-        return out
     }
 
     static func kinds(_ newtons: [Double], holdMilliseconds: Float = 0, sampleRateHz: Float = 10) throws -> [String] {

@@ -33,29 +33,13 @@ struct PlateLetGoTests {
                 }
             }
         }
-        var ring = EventRing()
         var events: [String] = []
         var positions: [PlatePoint?] = []
-        func drain() {
-            while let e = ring.popFirst() {
-                guard e.kind.isGesture else { continue }
-                events.append("\(e.kind.name)@\(e.sample)")
-                if e.kind == .peek { positions.append(e.position) }
-            }
+        LowRateSpikeTests.feed(&pipeline, bytes, scanSize: size, batched: batched) { e in
+            guard e.kind.isGesture else { return }
+            events.append("\(e.kind.name)@\(e.sample)")
+            if e.kind == .peek { positions.append(e.position) }
         }
-        bytes.withUnsafeBytes { all in
-            if batched {
-                var offset = 0
-                while offset < all.count {
-                    offset += pipeline.process(scans: UnsafeRawBufferPointer(rebasing: all[offset...]), into: &ring)
-                    drain()
-                }
-            } else {
-                for i in finger.indices { pipeline.process(scan: all.baseAddress! + i * size, into: &ring); drain() }
-            }
-        }
-        pipeline.finish(into: &ring)
-        drain()
         return (events, positions)
     }
 
