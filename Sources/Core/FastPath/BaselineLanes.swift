@@ -23,8 +23,8 @@ extension Classifier {
         let trendHalf = trendQuarter.lowHalf + trendQuarter.highHalf
         let trend = (trendHalf[0] + trendHalf[1]) * Classifier.inverseRampSquares
         let residual = v - (mean + trend * Classifier.blockRamp)
-        // `_spread` returns the sum's last four lanes: its final halving here,
-        // where LLVM cannot push it back through the lane abs (see `_spread`).
+        // `_spread` returns the sum's last four lanes: its final halving here
+        // (see `_spread`).
         let spreadQuarter = _spread(residual)
         let spreadHalf = spreadQuarter.lowHalf + spreadQuarter.highHalf
         return (mean, (spreadHalf[0] + spreadHalf[1]) * Classifier.inverseBlockScans)

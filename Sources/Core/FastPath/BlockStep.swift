@@ -82,8 +82,8 @@ extension Classifier {
         guard (fillChecked || _blockFill == 0) && _history >= 2 && !_suspended && _parameters.filteredAndTracked else {
             return false
         }
-        // `_maxLane`/`_minLane` of the lane max and min, their last halving
-        // here (see `_windowExtremes`): the same comparisons in the same order.
+        // The window's highest and lowest reading: the last halving of its
+        // four-lane max and min here (see `_windowExtremes`).
         let extremes = window()
         let highs = _laneMax(extremes.lowHalf.lowHalf, extremes.lowHalf.highHalf)
         let lows = _laneMin(extremes.highHalf.lowHalf, extremes.highHalf.highHalf)
