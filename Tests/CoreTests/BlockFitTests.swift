@@ -22,7 +22,9 @@ struct BlockFitTests {
         let ramp = Classifier.blockRamp
         let trend = _sum16((v - mean) * ramp) * Classifier.inverseRampSquares
         let residual = v - (mean + trend * ramp)
-        return (mean, _sum16(SIMD16<Float>._abs(residual)) * Classifier.inverseBlockScans)
+        // Each residual's magnitude: its sign bit cleared.
+        let magnitude = unsafeBitCast(unsafeBitCast(residual, to: SIMD16<UInt32>.self) & 0x7fff_ffff, to: SIMD16<Float>.self)
+        return (mean, _sum16(magnitude) * Classifier.inverseBlockScans)
     }
 
     /// The hosts' form (`_trackBaseline` there).

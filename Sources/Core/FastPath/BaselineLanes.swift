@@ -23,8 +23,8 @@ extension Classifier {
         let trendHalf = trendQuarter.lowHalf + trendQuarter.highHalf
         let trend = (trendHalf[0] + trendHalf[1]) * Classifier.inverseRampSquares
         let residual = v - (mean + trend * Classifier.blockRamp)
-        // `_spread` returns the sum's last four lanes: its final halving here,
-        // where LLVM cannot push it back through the lane abs (see `_spread`).
+        // `_spread` returns the sum's last four lanes: its final halving here
+        // (see `_spread`).
         let spreadQuarter = _spread(residual)
         let spreadHalf = spreadQuarter.lowHalf + spreadQuarter.highHalf
         return (mean, (spreadHalf[0] + spreadHalf[1]) * Classifier.inverseBlockScans)
@@ -60,14 +60,13 @@ extension Classifier {
     /// lanes (`_sum16`'s first two halvings, the same additions in the same
     /// order); the caller adds those as `_sum16` does and scales by
     /// ``inverseBlockScans``: the mean absolute residual, the same bits.
-    /// Out of line: inlined into the baseline tracker, LLVM sinks it into the
-    /// code that uses it and computes it lane by lane, testing each lane.
-    /// The last halving is the caller's: here LLVM's vectoriser would take
-    /// its two lanes as its width and do the whole abs and sum two lanes at
-    /// a time, each four-lane step twice.
+    /// A residual's magnitude is its sign bit cleared (`Float._abs`, one
+    /// bitwise and per four lanes). Out of line, the last halving the
+    /// caller's: here LLVM's vectoriser would take its two lanes as its
+    /// width and do the whole sum two lanes at a time, each four-lane step twice.
     @usableFromInline @inline(never)
     internal static func _spread(_ residual: SIMD16<Float>) -> SIMD4<Float> {
-        let v = SIMD16<Float>._abs(residual)
+        let v = unsafeBitCast(unsafeBitCast(residual, to: SIMD16<UInt32>.self) & 0x7fff_ffff, to: SIMD16<Float>.self)
         let h8 = v.lowHalf + v.highHalf
         return h8.lowHalf + h8.highHalf
     }

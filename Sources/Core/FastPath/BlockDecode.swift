@@ -95,7 +95,6 @@ extension _PanelDecoder {
             stamps = column
             s.lastTimestamp = column[Classifier.blockScans &- 1]
         }
-        let tail = Classifier.blockScans - CentreOfPressure.windowScans
         // The zero block's sampled scans and its closing scan in this block,
         // the same for every channel: bit k of `sampledBefore` (`sampledAfter`)
         // where scan k is sampled at or before (after) the close. A block
@@ -214,21 +213,9 @@ extension _PanelDecoder {
                 momentsY += column * cellY[i]
             }
             if positions {
-                for k in tail..<Classifier.blockScans {
-                    held.momentsX[k &- tail] += column[k] * cellX[i]
-                    held.momentsY[k &- tail] += column[k] * cellY[i]
-                }
-                // The zero block's sums in scan order, as the scan step adds them.
-                var sum = zeroSums[i]
-                var k = beforeFrom
-                while k < beforeTo { sum += column[k]; k &+= 1 }
-                if closeAt >= 0 {
-                    held.closedSums[i] = sum
-                    sum = 0
-                    k = afterFrom
-                    while k < Classifier.blockScans { sum += column[k]; k &+= 1 }
-                }
-                zeroSums[i] = sum
+                let cell = column
+                held._addCell(i, x: cellX[i], y: cellY[i], zeroSums: &zeroSums, closeAt: closeAt,
+                              beforeFrom: beforeFrom, beforeTo: beforeTo, afterFrom: afterFrom) { cell[$0] }
             }
         }
         if !_allLanes(inside) { return false }
@@ -331,5 +318,34 @@ internal func _zeroed(_: InlineArray<16, Float>.Type) -> InlineArray<16, Float> 
 @inlinable @inline(__always)
 internal func _zeroed(_: InlineArray<18, Float>.Type) -> InlineArray<18, Float> {
     unsafeBitCast((SIMD16<Float>(), SIMD2<Float>()), to: InlineArray<18, Float>.self)
+}
+
+extension _BlockPositions {
+    /// Channel `i`'s part of a block's positions, on the cell at (`x`, `y`)
+    /// with its newtons at scan k `newtons(k)`: the window's moments over
+    /// the block's last ``CentreOfPressure/windowScans`` scans, and the zero
+    /// block's sums in scan order, as the scan step adds them (the sampled
+    /// scans `beforeFrom..<beforeTo` before its close at `closeAt` into
+    /// `closedSums`, those from `afterFrom` to the block's end after it).
+    /// Both block reads take it (the general one and the plate's quad read).
+    @inlinable @inline(__always)
+    internal mutating func _addCell(_ i: Int, x: Float, y: Float, zeroSums: inout InlineArray<8, Float>, closeAt: Int,
+                                    beforeFrom: Int, beforeTo: Int, afterFrom: Int, _ newtons: (Int) -> Float) {
+        let tail = Classifier.blockScans - CentreOfPressure.windowScans
+        for k in tail..<Classifier.blockScans {
+            momentsX[k &- tail] += newtons(k) * x
+            momentsY[k &- tail] += newtons(k) * y
+        }
+        var sum = zeroSums[i]
+        var k = beforeFrom
+        while k < beforeTo { sum += newtons(k); k &+= 1 }
+        if closeAt >= 0 {
+            closedSums[i] = sum
+            sum = 0
+            k = afterFrom
+            while k < Classifier.blockScans { sum += newtons(k); k &+= 1 }
+        }
+        zeroSums[i] = sum
+    }
 }
 #endif

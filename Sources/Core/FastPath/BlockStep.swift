@@ -82,8 +82,8 @@ extension Classifier {
         guard (fillChecked || _blockFill == 0) && _history >= 2 && !_suspended && _parameters.filteredAndTracked else {
             return false
         }
-        // `_maxLane`/`_minLane` of the lane max and min, their last halving
-        // here (see `_windowExtremes`): the same comparisons in the same order.
+        // The window's highest and lowest reading: the last halving of its
+        // four-lane max and min here (see `_windowExtremes`).
         let extremes = window()
         let highs = _laneMax(extremes.lowHalf.lowHalf, extremes.lowHalf.highHalf)
         let lows = _laneMin(extremes.highHalf.lowHalf, extremes.highHalf.highHalf)
@@ -252,27 +252,31 @@ extension Classifier {
                         firstSample: firstSample, firstTimestampNs: firstTimestampNs)
     }
 
-    /// The window's lane max and min (`older` and `forces`: `previous` lies
-    /// inside them) halved twice as `_maxLane` and `_minLane` halve them: the
-    /// highest four in the low half, the lowest four in the high half. Out of
+    /// The window's lane max and min (`older`'s readings and the last four of
+    /// `forces`: the rest of `forces` and `previous` lie inside them), four
+    /// lanes each: the highest four in the low half, the lowest four in the
+    /// high half. The window's highest and lowest readings whatever the order
+    /// of the comparisons, as the block step asks them (which of two equal
+    /// zeros of opposite sign it gets moves no comparison). Out of
     /// line, the last halving the caller's: inlined, LLVM's vectoriser took
     /// that step's two lanes as its width and did both reductions two lanes
     /// at a time from the window up, each four-lane step twice.
     @usableFromInline @inline(never)
     internal static func _windowExtremes(_ a: SIMD16<Float>, _ c: SIMD16<Float>) -> SIMD8<Float> {
-        _windowExtremesBody(a, c)
+        _windowExtremesBody(a, last: c.highHalf.highHalf)
     }
     /// `_windowExtremes` of the window at `window` (see `_stepBlock(window:firstSample:firstTimestampNs:)`).
     @usableFromInline @inline(never)
     internal static func _windowExtremes(window: UnsafeRawPointer) -> SIMD8<Float> {
         _windowExtremesBody(window.loadUnaligned(as: SIMD16<Float>.self),
-                            window.loadUnaligned(fromByteOffset: 2 &* MemoryLayout<Float>.stride, as: SIMD16<Float>.self))
+                            last: window.loadUnaligned(fromByteOffset: (Classifier.blockScans &- 2) &* MemoryLayout<Float>.stride,
+                                                       as: SIMD4<Float>.self))
     }
     @inlinable @inline(__always)
-    internal static func _windowExtremesBody(_ a: SIMD16<Float>, _ c: SIMD16<Float>) -> SIMD8<Float> {
-        let x = SIMD16<Float>._max(a, c), n = SIMD16<Float>._min(a, c)
-        let x8 = _laneMax(x.lowHalf, x.highHalf), n8 = _laneMin(n.lowHalf, n.highHalf)
-        return SIMD8<Float>(lowHalf: _laneMax(x8.lowHalf, x8.highHalf), highHalf: _laneMin(n8.lowHalf, n8.highHalf))
+    internal static func _windowExtremesBody(_ a: SIMD16<Float>, last: SIMD4<Float>) -> SIMD8<Float> {
+        let x8 = _laneMax(a.lowHalf, a.highHalf), n8 = _laneMin(a.lowHalf, a.highHalf)
+        return SIMD8<Float>(lowHalf: _laneMax(_laneMax(x8.lowHalf, x8.highHalf), last),
+                            highHalf: _laneMin(_laneMin(n8.lowHalf, n8.highHalf), last))
     }
 
     /// The spike filter of a block where a scan is longer than a spike

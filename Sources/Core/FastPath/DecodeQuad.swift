@@ -84,21 +84,8 @@ extension _PanelDecoder {
             }
             for i in 0..<4 {
                 let n = n0 + (20 &* i &+ 4)
-                let x = cellX[i], y = cellY[i]
-                for k in tail..<Classifier.blockScans {
-                    held.momentsX[k &- tail] += n[k] * x
-                    held.momentsY[k &- tail] += n[k] * y
-                }
-                var sum = zeroSums[i]
-                var k = beforeFrom
-                while k < beforeTo { sum += n[k]; k &+= 1 }
-                if closeAt >= 0 {
-                    held.closedSums[i] = sum
-                    sum = 0
-                    k = afterFrom
-                    while k < Classifier.blockScans { sum += n[k]; k &+= 1 }
-                }
-                zeroSums[i] = sum
+                held._addCell(i, x: cellX[i], y: cellY[i], zeroSums: &zeroSums, closeAt: closeAt,
+                              beforeFrom: beforeFrom, beforeTo: beforeTo, afterFrom: afterFrom) { n[$0] }
             }
             return true
         }

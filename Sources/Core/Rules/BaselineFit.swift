@@ -32,7 +32,7 @@ extension Classifier {
     /// as on hosts: the settled readings kept and counted as `_settledOnly`
     /// does (the others 0), `_sum16` of them over the count, the trend
     /// `_sum16((v - mean) * blockRamp)` times ``inverseRampSquares``, and
-    /// `_sum16` of `_laneAbs(v - (mean + trend * blockRamp))` times
+    /// `_sum16` of the magnitudes of `v - (mean + trend * blockRamp)` (sign bit cleared) times
     /// ``inverseBlockScans``: the same operations on each lane and each sum in
     /// `_sum16`'s pairwise order, so the same bits, in loops over the block's
     /// floats on the stack: with no vector unit (and no FPU on riscv32) a
@@ -78,7 +78,7 @@ extension Classifier {
         k = 0
         while k < scans {
             let residual = p[scans &+ k] - (mean + trend * ramp)
-            p[k] = residual < 0 ? -residual : residual
+            p[k] = Float._abs(residual)
             ramp += 1
             k &+= 1
         }
