@@ -24,7 +24,7 @@ extension Classifier {
     /// run's end (`_creepRun`).
     @usableFromInline @inline(never)
     internal func _creepStepped(_ code: Int32) -> Bool {
-        _parameters.creepAmount > 0 && (_state == .peeking || (_state == .idle && code & (4 | 32) != (4 | 32)))
+        _parameters.creepAmount > 0 && (_state == .peeking || (_state == .idle && !Classifier._whollyBelowRelease(code)))
     }
 
     /// `_creepBlock` for scans `from..<upTo` of a refused block taken in a
@@ -33,9 +33,16 @@ extension Classifier {
     /// are below the release level (the creep rules do not run there).
     @usableFromInline @inline(never)
     internal mutating func _creepRun(_ y: UnsafeRawPointer, from: Int, upTo: Int, code: Int32) {
-        if code & (4 | 32) == (4 | 32) { return }
+        if Classifier._whollyBelowRelease(code) { return }
         _creepForce = y.load(fromByteOffset: (upTo &- 1) &* 4, as: Float.self)
         if _state == .peeking { _settle({ y.load(fromByteOffset: $0 &* 4, as: Float.self) }, from: from, upTo: upTo) }
+    }
+
+    /// Whether both readings of the scans with conditions `code` (see
+    /// `_stepRun`) are below the release level: the creep rules do not run there.
+    @inlinable @inline(__always)
+    internal static func _whollyBelowRelease(_ code: Int32) -> Bool {
+        code & (4 | 32) == (4 | 32)
     }
 
     /// The creep allowance's settled level over scans `from..<upTo`, `y(k)`

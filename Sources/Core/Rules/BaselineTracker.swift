@@ -73,7 +73,7 @@ extension Classifier {
         if _state == .idle && !_suspended {
             _releaseLevel = _parameters.release
             // The approach: the unloaded panel's fall goes on under it.
-            _baseline = _trend.carry(scans: Int32(Classifier.blockScans), baseline: _baseline, floor: _parameters.baselineFloor)
+            _carryFall(scans: Int32(Classifier.blockScans))
         }
     }
 
@@ -147,6 +147,14 @@ extension Classifier {
         return (Classifier.blockBits & ~((1 &<< UInt32(truncatingIfNeeded: first)) &- 1), quietScans)
     }
 
+    /// The baseline after a block of `scans` pressed or touched: the trend's
+    /// carried fall (``BaselineTrend/carry(scans:baseline:floor:)``), never
+    /// below the panel's floor.
+    @_alwaysEmitIntoClient @inline(__always)
+    internal mutating func _carryFall(scans: Int32) {
+        _baseline = _trend.carry(scans: scans, baseline: _baseline, floor: _parameters.baselineFloor)
+    }
+
     /// Follows the unloaded panel once per block of ``blockScans`` scans:
     /// quickly downwards (relaxation after a press), slowly upwards (drift),
     /// never while pressed or touched. Both the per-scan path and the fast
@@ -172,7 +180,7 @@ extension Classifier {
             // Pressed: the unloaded panel's fall goes on under the press
             // (`BaselineTrend`). Not in the unsettled blocks after a release:
             // the tracker measures the panel again from them on.
-            if _state != .idle && !_suspended { _baseline = _trend.carry(scans: n, baseline: _baseline, floor: _parameters.baselineFloor) }
+            if _state != .idle && !_suspended { _carryFall(scans: n) }
             return
         }
         let mean = fit.mean, spread = fit.spread
@@ -195,7 +203,7 @@ extension Classifier {
         // Frozen while pressed.
         guard _state == .idle else {
             _seeded = false
-            _baseline = _trend.carry(scans: n, baseline: _baseline, floor: _parameters.baselineFloor)
+            _carryFall(scans: n)
             return
         }
         let d = _smoothed - _baseline
